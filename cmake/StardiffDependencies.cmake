@@ -1,0 +1,70 @@
+# StardiffDependencies.cmake — finds what stardiff links and probes StarPU's build.
+#
+# Defines the INTERFACE target `stardiff_deps` (StarPU, hwloc, OpenBLAS, LAPACKE,
+# METIS, SuiteSparse AMD/KLU, zlib) and the variables STARPU_MODULE, STARPU_VERSION,
+# STARPU_HAS_CUDA, STARPU_HAS_MPI, STARPU_MAXCPUS, STARPU_NMAXBUFS.
+find_package(PkgConfig REQUIRED)
+
+# StarPU: a user's 1.4 build (via PKG_CONFIG_PATH) wins over Debian's 1.3.
+pkg_check_modules(STARPU IMPORTED_TARGET starpu-1.4)
+if(STARPU_FOUND)
+  set(STARPU_MODULE starpu-1.4)
+else()
+  pkg_check_modules(STARPU REQUIRED IMPORTED_TARGET starpu-1.3)
+  set(STARPU_MODULE starpu-1.3)
+endif()
+pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+
+find_file(STARPU_CONFIG_H starpu_config.h PATHS ${STARPU_INCLUDE_DIRS} NO_DEFAULT_PATH REQUIRED)
+file(STRINGS ${STARPU_CONFIG_H} _cfg)
+set(STARPU_HAS_CUDA OFF)
+set(STARPU_HAS_MPI OFF)
+foreach(line IN LISTS _cfg)
+  if(line MATCHES "^#define STARPU_USE_CUDA( |$)")
+    set(STARPU_HAS_CUDA ON)
+  elseif(line MATCHES "^#define STARPU_USE_MPI( |$)")
+    set(STARPU_HAS_MPI ON)
+  elseif(line MATCHES "^#define STARPU_MAXCPUS ([0-9]+)")
+    set(STARPU_MAXCPUS ${CMAKE_MATCH_1})
+  elseif(line MATCHES "^#define STARPU_NMAXBUFS ([0-9]+)")
+    set(STARPU_NMAXBUFS ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+
+function(stardiff_find_lib var name header)
+  find_library(${var}_LIB NAMES ${name} REQUIRED)
+  find_path(${var}_INC ${header} PATH_SUFFIXES suitesparse REQUIRED)
+  set(${var}_LIB ${${var}_LIB} PARENT_SCOPE)
+  set(${var}_INC ${${var}_INC} PARENT_SCOPE)
+endfunction()
+
+stardiff_find_lib(OPENBLAS openblas cblas.h)
+stardiff_find_lib(LAPACKE lapacke lapacke.h)
+stardiff_find_lib(METIS metis metis.h)
+stardiff_find_lib(AMD amd amd.h)
+stardiff_find_lib(KLU klu klu.h)
+stardiff_find_lib(BTF btf btf.h)
+stardiff_find_lib(COLAMD colamd colamd.h)
+stardiff_find_lib(SSCONFIG suitesparseconfig SuiteSparse_config.h)
+find_package(ZLIB REQUIRED)
+find_package(Threads REQUIRED)
+
+add_library(stardiff_deps INTERFACE)
+target_link_libraries(stardiff_deps INTERFACE
+  PkgConfig::STARPU PkgConfig::HWLOC
+  ${KLU_LIB} ${AMD_LIB} ${BTF_LIB} ${COLAMD_LIB} ${SSCONFIG_LIB} ${METIS_LIB}
+  ${LAPACKE_LIB} ${OPENBLAS_LIB} ZLIB::ZLIB Threads::Threads)
+target_include_directories(stardiff_deps INTERFACE
+  ${OPENBLAS_INC} ${LAPACKE_INC} ${METIS_INC} ${AMD_INC})
+target_compile_definitions(stardiff_deps INTERFACE
+  STARDIFF_STARPU_MAXCPUS=${STARPU_MAXCPUS} STARDIFF_STARPU_NMAXBUFS=${STARPU_NMAXBUFS})
+
+# Peers for the benchmarks and tests (optional): CHOLMOD, UMFPACK, MUMPS sequential.
+find_library(CHOLMOD_LIB cholmod)
+find_library(UMFPACK_LIB umfpack)
+find_library(CAMD_LIB camd)
+find_library(CCOLAMD_LIB ccolamd)
+find_library(DMUMPS_SEQ_LIB dmumps_seq)
+find_library(MUMPS_COMMON_SEQ_LIB mumps_common_seq)
+find_library(MPISEQ_LIB mpiseq_seq)
+find_path(MUMPS_SEQ_INC mpi.h PATHS /usr/include/mumps_seq NO_DEFAULT_PATH)

@@ -1,0 +1,117 @@
+// stardiff/runtime/executor.hpp — how algorithms submit work.
+//
+// Contract:
+//  * submit(codelet, accesses, args) hands one task to the executor; dependencies
+//    follow from the handles and access modes alone (sequential consistency in
+//    submission order, as StarPU's implicit dependencies).
+//  * The argument block is copied at submission (trivially copyable types only).
+//  * wait_all() returns when every submitted task has finished and throws Error
+//    for the first task that failed (kernel exception or TaskContext::fail).
+//  * SequentialExecutor runs each task at submission: a reference for every
+//    StarPU run. StarpuExecutor (runtime/starpu_executor.hpp) inserts StarPU tasks.
+//    RecordingExecutor records the graph (DOT, counts) and forwards to another.
+#pragma once
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stardiff/runtime/codelet.hpp"
+#include "stardiff/runtime/handle.hpp"
+
+namespace stardiff {
+
+struct DataAccess {
+  Handle* handle;
+  Access mode;
+};
+inline DataAccess in(Handle& h) { return {&h, Access::R}; }
+inline DataAccess out(Handle& h) { return {&h, Access::W}; }
+inline DataAccess inout(Handle& h) { return {&h, Access::RW}; }
+inline DataAccess commute(Handle& h) { return {&h, Access::RW | Access::COMMUTE}; }
+inline DataAccess redux(Handle& h) { return {&h, Access::REDUX}; }
+
+struct TaskOptions {
+  std::string name;  // defaults to the codelet's name
+  int priority = 0;  // higher runs earlier where the scheduler honours priorities
+};
+
+// First failure recorded by the kernels of one executor (thread-safe).
+struct TaskFailure {
+  std::mutex mutex;
+  bool failed = false;
+  std::string task;
+  std::string message;
+  void record(const std::string& task_name, const std::string& msg);
+  void raise_and_clear();  // throws Error if a failure was recorded
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual void submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
+                      std::size_t args_size, const TaskOptions& opts) = 0;
+  virtual void wait_all() = 0;
+  virtual const char* kind() const = 0;
+  virtual std::size_t tasks_submitted() const = 0;
+
+  template <class A>
+  void submit(const Codelet& cl, const A& args, std::initializer_list<DataAccess> data,
+              const TaskOptions& opts = {}) {
+    static_assert(std::is_trivially_copyable_v<A>, "task arguments are copied bytewise");
+    submit(cl, std::span<const DataAccess>(data.begin(), data.size()), &args, sizeof(A), opts);
+  }
+  void submit(const Codelet& cl, std::initializer_list<DataAccess> data, const TaskOptions& opts = {}) {
+    submit(cl, std::span<const DataAccess>(data.begin(), data.size()), nullptr, 0, opts);
+  }
+};
+
+// Runs every task at submission, in submission order, on the calling thread.
+class SequentialExecutor final : public Executor {
+ public:
+  using Executor::submit;
+  void submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
+              std::size_t args_size, const TaskOptions& opts) override;
+  void wait_all() override;
+  const char* kind() const override { return "sequential"; }
+  std::size_t tasks_submitted() const override { return count_; }
+
+ private:
+  std::size_t count_ = 0;
+  TaskFailure failure_;
+};
+
+// Records every submitted task (name, codelet, accesses) and forwards it to `inner`
+// (may be null: record only). Edges are the implicit dependencies StarPU would add.
+class RecordingExecutor final : public Executor {
+ public:
+  explicit RecordingExecutor(Executor* inner = nullptr) : inner_(inner) {}
+  using Executor::submit;
+  void submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
+              std::size_t args_size, const TaskOptions& opts) override;
+  void wait_all() override;
+  const char* kind() const override { return "recording"; }
+  std::size_t tasks_submitted() const override { return tasks_.size(); }
+
+  struct Task {
+    std::string name, codelet;
+    std::vector<std::pair<const void*, Access>> accesses;  // handle identity + mode
+  };
+  const std::vector<Task>& tasks() const { return tasks_; }
+  std::map<std::string, std::size_t> counts() const;  // tasks per codelet
+  // Dependency edges (i -> j, i < j) implied by the accesses, transitively reduced per handle.
+  std::vector<std::pair<std::size_t, std::size_t>> edges() const;
+  std::string to_dot() const;
+  void write_dot(const std::string& path) const;
+
+ private:
+  Executor* inner_;
+  std::vector<Task> tasks_;
+};
+
+}  // namespace stardiff

@@ -1,0 +1,81 @@
+// stardiff/runtime/runtime.hpp — the StarPU runtime (RAII) and the StarPU executor.
+//
+// Contract:
+//  * At most one Runtime is alive per process; a second throws Error.
+//  * Construction calls starpu_init; every STARPU_* environment variable keeps its
+//    meaning (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA, STARPU_CALIBRATE, STARPU_LIMIT_*).
+//    RuntimeOptions fields left at their defaults defer to StarPU (env or its defaults).
+//  * STARPU_HOME defaults to $XDG_CACHE_HOME/stardiff (else $HOME/.cache/stardiff)
+//    unless the user set it: perf models are kept per project, not in $HOME/.starpu.
+//  * BLAS runs single-threaded while the runtime lives (workers are the parallelism).
+//  * Failure to start (no worker, bad configuration) throws Error naming starpu_init.
+//  * Destruction waits for all tasks, then shuts StarPU down; handles still alive
+//    afterwards may not be used (Error), only destroyed.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stardiff/runtime/executor.hpp"
+
+namespace stardiff {
+
+struct RuntimeOptions {
+  int ncpu = -1;             // -1: STARPU_NCPU or StarPU's default
+  int ncuda = -1;            // -1: STARPU_NCUDA or StarPU's default
+  std::string scheduler;     // empty: STARPU_SCHED or StarPU's default
+};
+
+struct WorkerInfo {
+  int id;
+  std::string kind;  // "cpu", "cuda", "opencl", ...
+  std::string name;
+};
+
+class Runtime {
+ public:
+  Runtime();
+  explicit Runtime(const RuntimeOptions& opts);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  static bool active();
+  int worker_count() const;
+  int cpu_workers() const;
+  int cuda_workers() const;
+  std::vector<WorkerInfo> workers() const;
+  std::string scheduler() const;  // the policy in use
+};
+
+// StarPU build facts, available without a running runtime.
+struct StarpuBuild {
+  std::string version;  // "1.3.10"
+  bool cuda = false, opencl = false, mpi = false;
+  int maxcpus = 0, nmaxbufs = 0, maxcudadevs = 0;
+};
+StarpuBuild starpu_build();
+bool stardiff_cuda_kernels_built();  // codelets/cuda compiled into this library
+bool stardiff_starpu_cuda();          // StarPU CUDA codelet wrappers compiled
+
+// Inserts one StarPU task per submission. Requires a live Runtime.
+class StarpuExecutor final : public Executor {
+ public:
+  StarpuExecutor();
+  ~StarpuExecutor() override;  // waits for this executor's tasks (never throws)
+  using Executor::submit;
+  void submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
+              std::size_t args_size, const TaskOptions& opts) override;
+  void wait_all() override;
+  const char* kind() const override { return "starpu"; }
+  std::size_t tasks_submitted() const override { return count_; }
+
+ private:
+  std::size_t count_ = 0;
+  std::unique_ptr<TaskFailure> failure_;
+};
+
+// "starpu" (needs a live Runtime) or "sequential"; anything else throws Error.
+std::unique_ptr<Executor> make_executor(const std::string& kind);
+
+}  // namespace stardiff

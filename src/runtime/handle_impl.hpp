@@ -1,0 +1,40 @@
+// src/runtime/handle_impl.hpp — internal state of handles and codelets, and the
+// seam to the StarPU layer (src/runtime/starpu/*.cpp implements the starpu_* hooks).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "stardiff/runtime/codelet.hpp"
+#include "stardiff/runtime/handle.hpp"
+
+namespace stardiff::detail {
+
+struct HandleImpl {
+  BufferView view;
+  std::string name;
+  void* starpu = nullptr;        // starpu_data_handle_t once registered
+  std::uint64_t generation = 0;  // runtime generation that registered it
+  bool child = false;            // partition child: its parent's plan owns it
+  const Codelet* redux_init = nullptr;
+  const Codelet* redux_reduce = nullptr;
+  bool redux_installed = false;
+};
+
+// Runtime liveness (src/runtime/starpu/runtime.cpp).
+bool runtime_alive();
+std::uint64_t runtime_generation();
+
+// StarPU data hooks (src/runtime/starpu/starpu_data.cpp).
+void* starpu_ensure_registered(HandleImpl& h);  // throws Error on misuse
+void starpu_unregister(HandleImpl& h) noexcept;
+void starpu_acquire(HandleImpl& h, Access mode);
+void starpu_release(HandleImpl& h) noexcept;
+// Plans and submits a partition of `parent` into children (already holding host views).
+void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n);
+void starpu_unpartition(HandleImpl& parent, HandleImpl** children, std::size_t n) noexcept;
+
+void codelet_impl_delete(CodeletImpl* impl);
+std::string describe(const HandleImpl& h);  // "'name' (vector of 10 x 8 B)"
+
+}  // namespace stardiff::detail

@@ -1,0 +1,141 @@
+// src/runtime/starpu/runtime.cpp — Runtime (starpu_init/shutdown), build facts, executors.
+#include "stardiff/runtime/runtime.hpp"
+
+#include <starpu.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/handle_impl.hpp"
+
+extern "C" {
+// OpenBLAS controls (weak: absent with another BLAS).
+void openblas_set_num_threads(int) __attribute__((weak));
+int openblas_get_num_threads(void) __attribute__((weak));
+}
+
+namespace stardiff {
+
+namespace {
+std::atomic<bool> g_alive{false};
+std::atomic<std::uint64_t> g_generation{0};
+int g_saved_blas_threads = -1;
+
+void default_starpu_home() {
+  if (std::getenv("STARPU_HOME")) return;
+  std::filesystem::path dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) dir = std::filesystem::path(x) / "stardiff";
+  else if (const char* h = std::getenv("HOME"); h && *h) dir = std::filesystem::path(h) / ".cache" / "stardiff";
+  else dir = std::filesystem::temp_directory_path() / "stardiff";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  setenv("STARPU_HOME", dir.c_str(), 0);
+}
+}  // namespace
+
+namespace detail {
+bool runtime_alive() { return g_alive.load(std::memory_order_acquire); }
+std::uint64_t runtime_generation() { return g_generation.load(std::memory_order_acquire); }
+}  // namespace detail
+
+Runtime::Runtime() : Runtime(RuntimeOptions{}) {}
+
+Runtime::Runtime(const RuntimeOptions& opts) {
+  bool expected = false;
+  if (!g_alive.compare_exchange_strong(expected, true))
+    throw Error("stardiff::Runtime: a runtime is already alive in this process (only one at a time)");
+  default_starpu_home();
+  if (const char* home = std::getenv("STARPU_HOME")) {
+    std::error_code ec;
+    std::filesystem::create_directories(home, ec);
+  }
+  starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (opts.ncpu >= 0) conf.ncpus = opts.ncpu;
+  if (opts.ncuda >= 0) conf.ncuda = opts.ncuda;
+  if (!opts.scheduler.empty()) conf.sched_policy_name = opts.scheduler.c_str();
+  int ret = starpu_init(&conf);
+  if (ret != 0) {
+    g_alive.store(false);
+    std::string why = ret == -ENODEV ? "no worker could be started (check STARPU_NCPU, STARPU_NCUDA, "
+                                       "STARPU_NOPENCL and the machine's devices)"
+                                     : std::string(std::strerror(-ret));
+    throw Error("starpu_init failed: " + why);
+  }
+  g_generation.fetch_add(1);
+  if (openblas_set_num_threads && openblas_get_num_threads) {
+    g_saved_blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
+}
+
+Runtime::~Runtime() {
+  starpu_task_wait_for_all();
+  starpu_shutdown();
+  if (openblas_set_num_threads && g_saved_blas_threads > 0) openblas_set_num_threads(g_saved_blas_threads);
+  g_alive.store(false, std::memory_order_release);
+}
+
+bool Runtime::active() { return g_alive.load(); }
+int Runtime::worker_count() const { return static_cast<int>(starpu_worker_get_count()); }
+int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
+int Runtime::cuda_workers() const { return starpu_cuda_worker_get_count(); }
+
+std::vector<WorkerInfo> Runtime::workers() const {
+  std::vector<WorkerInfo> w;
+  for (unsigned i = 0; i < starpu_worker_get_count(); ++i) {
+    char name[128];
+    starpu_worker_get_name(static_cast<int>(i), name, sizeof name);
+    const char* kind = "other";
+    switch (starpu_worker_get_type(static_cast<int>(i))) {
+      case STARPU_CPU_WORKER: kind = "cpu"; break;
+      case STARPU_CUDA_WORKER: kind = "cuda"; break;
+      case STARPU_OPENCL_WORKER: kind = "opencl"; break;
+      default: break;
+    }
+    w.push_back({static_cast<int>(i), kind, name});
+  }
+  return w;
+}
+
+std::string Runtime::scheduler() const {
+  starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
+  return p && p->policy_name ? p->policy_name : "unknown";
+}
+
+StarpuBuild starpu_build() {
+  StarpuBuild b;
+  int major = 0, minor = 0, release = 0;
+  starpu_get_version(&major, &minor, &release);
+  b.version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+#ifdef STARPU_USE_CUDA
+  b.cuda = true;
+#endif
+#ifdef STARPU_USE_OPENCL
+  b.opencl = true;
+#endif
+#ifdef STARPU_USE_MPI
+  b.mpi = true;
+#endif
+  b.maxcpus = STARPU_MAXCPUS;
+  b.nmaxbufs = STARPU_NMAXBUFS;
+#ifdef STARPU_MAXCUDADEVS
+  b.maxcudadevs = STARPU_MAXCUDADEVS;
+#endif
+  return b;
+}
+
+bool stardiff_cuda_kernels_built() { return STARDIFF_CUDA_KERNELS; }
+bool stardiff_starpu_cuda() { return STARDIFF_STARPU_CUDA; }
+
+std::unique_ptr<Executor> make_executor(const std::string& kind) {
+  if (kind == "starpu") return std::make_unique<StarpuExecutor>();
+  if (kind == "sequential") return std::make_unique<SequentialExecutor>();
+  throw Error("unknown executor '" + kind + "' (expected starpu or sequential)");
+}
+
+}  // namespace stardiff

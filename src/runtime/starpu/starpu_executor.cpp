@@ -1,0 +1,308 @@
+// src/runtime/starpu/starpu_executor.cpp — StarpuExecutor and the codelet trampoline.
+#include <starpu.h>
+#ifdef STARPU_USE_CUDA
+#include <starpu_cuda.h>
+#endif
+
+#include <array>
+#include <cstdlib>
+#include <utility>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include "runtime/handle_impl.hpp"
+#include "runtime/starpu/starpu_codelet.hpp"
+#include "stardiff/runtime/runtime.hpp"
+
+namespace stardiff {
+namespace detail {
+
+TaskFailure& internal_failures() {
+  static TaskFailure f;
+  return f;
+}
+
+static BufferView unpack(void* iface) {
+  BufferView v;
+  switch (*static_cast<starpu_data_interface_id*>(iface)) {
+    case STARPU_VECTOR_INTERFACE_ID: {
+      auto* i = static_cast<starpu_vector_interface*>(iface);
+      v = {reinterpret_cast<void*>(i->ptr), HandleKind::Vector, i->elemsize, i->nx, 1, 1, i->nx, i->nx};
+      break;
+    }
+    case STARPU_MATRIX_INTERFACE_ID: {
+      auto* i = static_cast<starpu_matrix_interface*>(iface);
+      v = {reinterpret_cast<void*>(i->ptr), HandleKind::Matrix, i->elemsize, i->nx, i->ny, 1, i->ld,
+           static_cast<std::size_t>(i->ld) * i->ny};
+      break;
+    }
+    case STARPU_BLOCK_INTERFACE_ID: {
+      auto* i = static_cast<starpu_block_interface*>(iface);
+      v = {reinterpret_cast<void*>(i->ptr), HandleKind::Block, i->elemsize, i->nx, i->ny, i->nz, i->ldy, i->ldz};
+      break;
+    }
+    case STARPU_VARIABLE_INTERFACE_ID: {
+      auto* i = static_cast<starpu_variable_interface*>(iface);
+      v = {reinterpret_cast<void*>(i->ptr), HandleKind::Variable, i->elemsize, 1, 1, 1, 1, 1};
+      break;
+    }
+    default:
+      break;
+  }
+  return v;
+}
+
+template <bool Cuda>
+static void run_kernel(const Codelet& cl, void* buffers[], unsigned n, void* cl_arg) {
+  BufferView local[16];
+  std::vector<BufferView> heap;
+  BufferView* views = local;
+  if (n > 16) {
+    heap.resize(n);
+    views = heap.data();
+  }
+  for (unsigned i = 0; i < n; ++i) views[i] = unpack(buffers[i]);
+  TaskContext ctx;
+  ctx.buffers = std::span<const BufferView>(views, n);
+  ctx.worker = starpu_worker_get_id();
+  if (cl_arg != nullptr) {
+    auto* hdr = static_cast<ArgHeader*>(cl_arg);
+    ctx.failure = hdr->failure;
+    ctx.args = hdr->args_size ? static_cast<char*>(cl_arg) + sizeof(ArgHeader) : nullptr;
+    ctx.args_size = hdr->args_size;
+    ctx.task_name = static_cast<char*>(cl_arg) + hdr->name_offset;
+  } else {
+    ctx.failure = &internal_failures();
+    ctx.task_name = cl.name().c_str();
+  }
+  try {
+    if constexpr (Cuda) {
+#ifdef STARPU_USE_CUDA
+      ctx.cuda_stream = starpu_cuda_get_local_stream();
+#endif
+      cl.cuda()(ctx);
+    } else {
+      cl.cpu()(ctx);
+    }
+  } catch (const std::exception& e) {
+    ctx.failure->record(ctx.task_name, e.what());
+  } catch (...) {
+    ctx.failure->record(ctx.task_name, "unknown exception");
+  }
+}
+
+template <bool Cuda>
+static void trampoline(void* buffers[], void* cl_arg) {
+  starpu_task* task = starpu_task_get_current();
+  auto* variant = reinterpret_cast<ClVariant*>(task->cl);
+  run_kernel<Cuda>(*variant->owner, buffers, STARPU_TASK_GET_NBUFFERS(task), cl_arg);
+}
+
+// REDUX init functions are called by StarPU outside any task of theirs, so they
+// cannot find their codelet through task->cl: each reduction codelet gets a slot
+// and a trampoline instantiated for that slot.
+constexpr int kReduxSlots = 64;
+const Codelet* g_redux_slots[kReduxSlots] = {};
+int g_redux_used = 0;
+template <int S, unsigned N>
+static void slot_trampoline(void* buffers[], void*) {
+  run_kernel<false>(*g_redux_slots[S], buffers, N, nullptr);
+}
+template <unsigned N, int... S>
+static constexpr auto make_slot_table(std::integer_sequence<int, S...>) {
+  return std::array<void (*)(void**, void*), sizeof...(S)>{slot_trampoline<S, N>...};
+}
+static constexpr auto kInitTable = make_slot_table<1>(std::make_integer_sequence<int, kReduxSlots>{});
+static constexpr auto kReduceTable = make_slot_table<2>(std::make_integer_sequence<int, kReduxSlots>{});
+static int redux_slot(const Codelet& c) {
+  for (int i = 0; i < g_redux_used; ++i)
+    if (g_redux_slots[i] == &c) return i;
+  if (g_redux_used == kReduxSlots) throw Error("too many distinct REDUX codelets (max 64)");
+  g_redux_slots[g_redux_used] = &c;
+  return g_redux_used++;
+}
+
+static void fill_variant(ClVariant& v, const Codelet& c, CodeletImpl& impl) {
+  starpu_codelet_init(&v.cl);
+  v.owner = &c;
+  v.cl.where = STARPU_CPU;
+  v.cl.cpu_funcs[0] = trampoline<false>;
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+  if (c.cuda()) {
+    v.cl.where |= STARPU_CUDA;
+    v.cl.cuda_funcs[0] = trampoline<true>;
+    v.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+  }
+#endif
+  v.cl.name = c.name().c_str();
+  v.cl.model = &impl.model;
+}
+
+static void impl_delete(CodeletImpl* p) { delete p; }
+
+CodeletImpl& codelet_impl(const Codelet& c) {
+  CodeletImpl* impl = c.impl();
+  std::uint64_t gen = runtime_generation();
+  if (impl != nullptr && impl->generation == gen) return *impl;
+  // (Re)build for this runtime. A stale one from an ended runtime is kept for the
+  // process lifetime: StarPU may still refer to its perf model until exit.
+  Codelet::ImplPtr fresh(new CodeletImpl(), impl_delete);
+  fresh->generation = gen;
+  fresh->symbol = "stardiff_" + c.name();
+  std::memset(static_cast<void*>(&fresh->model), 0, sizeof fresh->model);
+  fresh->model.type = STARPU_HISTORY_BASED;
+  fresh->model.symbol = fresh->symbol.c_str();
+  fill_variant(fresh->task, c, *fresh);
+  fresh->task.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
+  CodeletImpl* raw = fresh.get();
+  Codelet::ImplPtr old = c.exchange_impl(std::move(fresh));
+  if (old) {
+    static std::vector<Codelet::ImplPtr> graveyard;
+    graveyard.push_back(std::move(old));
+  }
+  return *raw;
+}
+
+starpu_codelet* reduction_codelet(const Codelet& c) {
+  CodeletImpl& impl = codelet_impl(c);
+  if (!impl.reduce_ready) {
+    fill_variant(impl.reduce, c, impl);
+    impl.reduce.cl.model = nullptr;
+    impl.reduce.cl.nbuffers = 2;
+#if STARPU_MAJOR_VERSION == 1 && STARPU_MINOR_VERSION < 4
+    impl.reduce.cl.modes[0] = STARPU_RW;  // 1.3 insists on exactly RW here
+#else
+    impl.reduce.cl.modes[0] = static_cast<starpu_data_access_mode>(STARPU_RW | STARPU_COMMUTE);
+#endif
+    impl.reduce.cl.modes[1] = STARPU_R;
+    impl.reduce.cl.cpu_funcs[0] = kReduceTable[redux_slot(c)];
+    impl.reduce_ready = true;
+  }
+  return &impl.reduce.cl;
+}
+
+starpu_codelet* init_codelet(const Codelet& c) {
+  CodeletImpl& impl = codelet_impl(c);
+  if (!impl.init_ready) {
+    fill_variant(impl.init, c, impl);
+    impl.init.cl.model = nullptr;
+    impl.init.cl.nbuffers = 1;
+    impl.init.cl.modes[0] = STARPU_W;
+    impl.init.cl.cpu_funcs[0] = kInitTable[redux_slot(c)];
+    impl.init_ready = true;
+  }
+  return &impl.init.cl;
+}
+
+void codelet_impl_delete(CodeletImpl* impl) { delete impl; }
+
+}  // namespace detail
+
+StarpuExecutor::StarpuExecutor() : failure_(std::make_unique<TaskFailure>()) {
+  if (!Runtime::active()) throw Error("stardiff::StarpuExecutor: no live stardiff::Runtime");
+}
+
+StarpuExecutor::~StarpuExecutor() {
+  if (count_ > 0 && detail::runtime_alive()) starpu_task_wait_for_all();
+}
+
+static starpu_data_access_mode starpu_mode(Access a) {
+  switch (static_cast<unsigned>(a)) {
+    case 1: return STARPU_R;
+    case 2: return STARPU_W;
+    case 3: return STARPU_RW;
+    case 7: return static_cast<starpu_data_access_mode>(STARPU_RW | STARPU_COMMUTE);
+    case 8: return STARPU_REDUX;
+    default: return STARPU_NONE;
+  }
+}
+
+void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
+                            std::size_t args_size, const TaskOptions& opts) {
+  const std::string& name = opts.name.empty() ? cl.name() : opts.name;
+  if (!detail::runtime_alive()) throw Error("task '" + name + "': the StarPU runtime has ended");
+  const std::size_t n = data.size();
+  starpu_data_handle_t hs_local[16];
+  BufferView vs_local[16];
+  std::vector<starpu_data_handle_t> hs_heap;
+  std::vector<BufferView> vs_heap;
+  starpu_data_handle_t* hs = hs_local;
+  BufferView* vs = vs_local;
+  if (n > 16) {
+    hs_heap.resize(n);
+    vs_heap.resize(n);
+    hs = hs_heap.data();
+    vs = vs_heap.data();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (data[i].handle == nullptr || !data[i].handle->valid())
+      throw Error("task '" + name + "': buffer " + std::to_string(i) + " is an empty handle");
+    auto* h = data[i].handle->impl();
+    if (starpu_mode(data[i].mode) == STARPU_NONE)
+      throw Error("task '" + name + "': invalid access mode for handle " + detail::describe(*h));
+    if (data[i].mode == Access::REDUX && h->redux_init == nullptr)
+      throw Error("task '" + name + "': REDUX access to handle " + detail::describe(*h) +
+                  " without reduction methods (Handle::set_reduction)");
+    try {
+      hs[i] = static_cast<starpu_data_handle_t>(detail::starpu_ensure_registered(*h));
+    } catch (const Error& e) {
+      throw Error("task '" + name + "': " + e.what());
+    }
+    vs[i] = h->view;
+  }
+  cl.check(std::span<const BufferView>(vs, n), name.c_str());
+  detail::CodeletImpl& impl = detail::codelet_impl(cl);
+
+  // One allocation: header, argument bytes (16-byte aligned), task name.
+  std::size_t args_bytes = (args_size + 15) & ~std::size_t{15};
+  std::size_t total = sizeof(detail::ArgHeader) + args_bytes + name.size() + 1;
+  auto* block = static_cast<char*>(std::malloc(total));
+  if (!block) throw Error("task '" + name + "': out of memory");
+  auto* hdr = reinterpret_cast<detail::ArgHeader*>(block);
+  hdr->failure = failure_.get();
+  hdr->args_size = static_cast<std::uint32_t>(args_size);
+  hdr->name_offset = static_cast<std::uint32_t>(sizeof(detail::ArgHeader) + args_bytes);
+  if (args_size) std::memcpy(block + sizeof(detail::ArgHeader), args, args_size);
+  std::memcpy(block + hdr->name_offset, name.c_str(), name.size() + 1);
+
+  starpu_task* t = starpu_task_create();
+  t->cl = &impl.task.cl;
+  t->nbuffers = static_cast<int>(n);
+  if (n <= STARPU_NMAXBUFS) {
+    for (std::size_t i = 0; i < n; ++i) {
+      t->handles[i] = hs[i];
+      t->modes[i] = starpu_mode(data[i].mode);
+    }
+  } else {
+    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
+    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
+    for (std::size_t i = 0; i < n; ++i) {
+      t->dyn_handles[i] = hs[i];
+      t->dyn_modes[i] = starpu_mode(data[i].mode);
+    }
+  }
+  t->cl_arg = block;
+  t->cl_arg_size = total;
+  t->cl_arg_free = 1;
+  t->priority = opts.priority;
+  t->name = block + hdr->name_offset;
+  int ret = starpu_task_submit(t);
+  if (ret != 0) {
+    t->destroy = 0;
+    starpu_task_destroy(t);
+    if (ret == -ENODEV)
+      throw Error("task '" + name + "': no StarPU worker can run codelet " + cl.name());
+    throw Error("task '" + name + "': starpu_task_submit failed (" + std::strerror(-ret) + ")");
+  }
+  ++count_;
+}
+
+void StarpuExecutor::wait_all() {
+  if (!detail::runtime_alive()) throw Error("StarpuExecutor::wait_all: the StarPU runtime has ended");
+  starpu_task_wait_for_all();
+  failure_->raise_and_clear();
+  detail::internal_failures().raise_and_clear();
+}
+
+}  // namespace stardiff
