@@ -55,6 +55,13 @@ struct StarpuBuild {
   int maxcpus = 0, nmaxbufs = 0, maxcudadevs = 0;
 };
 StarpuBuild starpu_build();
+// Machine topology as hwloc sees it.
+struct Topology {
+  int packages = 0, numa_nodes = 0, cores = 0, pus = 0;
+  std::string cpu_model;
+};
+Topology machine_topology();
+
 bool stardiff_cuda_kernels_built();  // codelets/cuda compiled into this library
 bool stardiff_starpu_cuda();          // StarPU CUDA codelet wrappers compiled
 

@@ -54,7 +54,7 @@ static BufferView unpack(void* iface) {
 }
 
 template <bool Cuda>
-static void run_kernel(const Codelet& cl, void* buffers[], unsigned n, void* cl_arg) {
+static void run_kernel(const Codelet& cl, void* buffers[], unsigned n, void* cl_arg, std::size_t cl_arg_size) {
   BufferView local[16];
   std::vector<BufferView> heap;
   BufferView* views = local;
@@ -66,7 +66,10 @@ static void run_kernel(const Codelet& cl, void* buffers[], unsigned n, void* cl_
   TaskContext ctx;
   ctx.buffers = std::span<const BufferView>(views, n);
   ctx.worker = starpu_worker_get_id();
-  if (cl_arg != nullptr) {
+  if (cl_arg != nullptr && cl_arg_size == 0) {  // bare failure sink
+    ctx.failure = static_cast<TaskFailure*>(cl_arg);
+    ctx.task_name = cl.name().c_str();
+  } else if (cl_arg != nullptr) {
     auto* hdr = static_cast<ArgHeader*>(cl_arg);
     ctx.failure = hdr->failure;
     ctx.args = hdr->args_size ? static_cast<char*>(cl_arg) + sizeof(ArgHeader) : nullptr;
@@ -96,7 +99,7 @@ template <bool Cuda>
 static void trampoline(void* buffers[], void* cl_arg) {
   starpu_task* task = starpu_task_get_current();
   auto* variant = reinterpret_cast<ClVariant*>(task->cl);
-  run_kernel<Cuda>(*variant->owner, buffers, STARPU_TASK_GET_NBUFFERS(task), cl_arg);
+  run_kernel<Cuda>(*variant->owner, buffers, STARPU_TASK_GET_NBUFFERS(task), cl_arg, task->cl_arg_size);
 }
 
 // REDUX init functions are called by StarPU outside any task of theirs, so they
@@ -107,7 +110,7 @@ const Codelet* g_redux_slots[kReduxSlots] = {};
 int g_redux_used = 0;
 template <int S, unsigned N>
 static void slot_trampoline(void* buffers[], void*) {
-  run_kernel<false>(*g_redux_slots[S], buffers, N, nullptr);
+  run_kernel<false>(*g_redux_slots[S], buffers, N, nullptr, 0);
 }
 template <unsigned N, int... S>
 static constexpr auto make_slot_table(std::integer_sequence<int, S...>) {
@@ -254,17 +257,27 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
   cl.check(std::span<const BufferView>(vs, n), name.c_str());
   detail::CodeletImpl& impl = detail::codelet_impl(cl);
 
-  // One allocation: header, argument bytes (16-byte aligned), task name.
-  std::size_t args_bytes = (args_size + 15) & ~std::size_t{15};
-  std::size_t total = sizeof(detail::ArgHeader) + args_bytes + name.size() + 1;
-  auto* block = static_cast<char*>(std::malloc(total));
-  if (!block) throw Error("task '" + name + "': out of memory");
-  auto* hdr = reinterpret_cast<detail::ArgHeader*>(block);
-  hdr->failure = failure_.get();
-  hdr->args_size = static_cast<std::uint32_t>(args_size);
-  hdr->name_offset = static_cast<std::uint32_t>(sizeof(detail::ArgHeader) + args_bytes);
-  if (args_size) std::memcpy(block + sizeof(detail::ArgHeader), args, args_size);
-  std::memcpy(block + hdr->name_offset, name.c_str(), name.size() + 1);
+  // Tasks without arguments and with the codelet's name carry only the failure sink
+  // (cl_arg_size 0, nothing allocated). Others: one allocation holding the header,
+  // the argument bytes (16-byte aligned) and the task name.
+  void* cl_arg = failure_.get();
+  std::size_t cl_arg_size = 0;
+  const char* task_name = cl.name().c_str();
+  if (args_size != 0 || !opts.name.empty()) {
+    std::size_t args_bytes = (args_size + 15) & ~std::size_t{15};
+    std::size_t total = sizeof(detail::ArgHeader) + args_bytes + name.size() + 1;
+    auto* block = static_cast<char*>(std::malloc(total));
+    if (!block) throw Error("task '" + name + "': out of memory");
+    auto* hdr = reinterpret_cast<detail::ArgHeader*>(block);
+    hdr->failure = failure_.get();
+    hdr->args_size = static_cast<std::uint32_t>(args_size);
+    hdr->name_offset = static_cast<std::uint32_t>(sizeof(detail::ArgHeader) + args_bytes);
+    if (args_size) std::memcpy(block + sizeof(detail::ArgHeader), args, args_size);
+    std::memcpy(block + hdr->name_offset, name.c_str(), name.size() + 1);
+    cl_arg = block;
+    cl_arg_size = total;
+    task_name = block + hdr->name_offset;
+  }
 
   starpu_task* t = starpu_task_create();
   t->cl = &impl.task.cl;
@@ -282,11 +295,11 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
       t->dyn_modes[i] = starpu_mode(data[i].mode);
     }
   }
-  t->cl_arg = block;
-  t->cl_arg_size = total;
-  t->cl_arg_free = 1;
+  t->cl_arg = cl_arg;
+  t->cl_arg_size = cl_arg_size;
+  t->cl_arg_free = cl_arg_size != 0;
   t->priority = opts.priority;
-  t->name = block + hdr->name_offset;
+  t->name = task_name;
   int ret = starpu_task_submit(t);
   if (ret != 0) {
     t->destroy = 0;

@@ -1,0 +1,304 @@
+// stardiff/forward/sparse_jacobian.hpp — coloured forward-mode sparse Jacobians of a
+// residual written once as a template on the scalar type, evaluated as tasks.
+//
+// Contract:
+//  * The residual F is a copyable functor
+//      template <class S> void operator()(RowRange rows, const S* x, S* f) const;
+//    that writes f[i] for i in [rows.begin, rows.end) (global row numbers) and may read
+//    any x[j] (row-range.hpp). F(x) must depend on x[j] in row i only where the sparsity
+//    pattern has (i, j); other dependencies are silently taken as zero.
+//  * SparseJacobian<F, W> colours the pattern's columns (distance-2, coloring.hpp) and
+//    evaluates the compressed Jacobian in chunks of W colours: pass k seeds x[j] with
+//    partial color[j] - k·W on Dual<W> for the colours [k·W, (k+1)·W) and evaluates only
+//    the rows that have a non-zero of such a colour (structurally zero partials skipped).
+//    W = 8 is the default; W >= num_colors gives the classical one-pass Dual<W> sweep.
+//  * Work is split into row blocks (contiguous rows, balanced by estimated cost), one task
+//    per block: x is one read-only handle, each block writes its own output handles; a
+//    final task scatters the block outputs into the CSC values (pattern layout).
+//  * residual() evaluates F on double; jacobian() gives the CSC values and optionally F
+//    (the value parts of the dual sweep, bitwise equal to residual()). Both wait for
+//    their tasks (exec.wait_all()) and are deterministic: any executor, scheduler and
+//    worker count gives bitwise identical results.
+//  * Sizes are checked (stardiff::Error naming the argument); a malformed pattern or
+//    colouring throws at construction. One object must not run two calls concurrently;
+//    it is movable between calls.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "stardiff/forward/coloring.hpp"
+#include "stardiff/forward/dual.hpp"
+#include "stardiff/forward/row_range.hpp"
+#include "stardiff/runtime/executor.hpp"
+
+namespace stardiff::forward {
+
+struct JacobianOptions {
+  ColorOrder order = ColorOrder::Best;  // used when no colouring is given
+  std::int32_t row_blocks = 0;          // tasks per evaluation; 0: automatic
+};
+
+// The evaluation plan of a pattern, a colouring and a chunk width (non-template part).
+struct JacobianPlan {
+  std::int32_t n_rows = 0, n_cols = 0, nnz = 0, num_colors = 0, width = 0, num_chunks = 0;
+  struct Block {
+    std::int32_t row_begin = 0, row_end = 0;
+    std::int32_t out_size = 0;  // entries this block extracts (its non-zeros)
+    // Chunk k: seed x[seed_col[s]] partial seed_p[s] for s in [seed_ptr[k], seed_ptr[k+1]),
+    // evaluate the row runs runs[run_ptr[k] .. run_ptr[k+1]), then for each r in
+    // [ext_row_ptr[k], ext_row_ptr[k+1]) copy partial ext_p[e] of f[ext_row[r]] into
+    // out[e] for e in [ext_ptr[r], ext_ptr[r+1]).
+    std::vector<std::int32_t> seed_ptr, seed_col, seed_p;
+    std::vector<std::int32_t> run_ptr;
+    std::vector<RowRange> runs;
+    std::vector<std::int32_t> ext_row_ptr, ext_row, ext_ptr, ext_p;
+    std::vector<std::int32_t> csc_pos;  // out[e] is CSC value csc_pos[e]
+  };
+  std::vector<Block> blocks;
+  std::int64_t evaluated_rows = 0;  // rows evaluated summed over chunks (work measure)
+};
+
+// Builds the plan. width >= 1; row_blocks 0 picks about one block per 16k non-zeros (max 16).
+JacobianPlan make_jacobian_plan(const SparsityPattern& p, const Coloring& c, int width,
+                                int row_blocks);
+
+template <class F, int W = 8>
+class SparseJacobian {
+ public:
+  using Scalar = Dual<W, double>;
+
+  SparseJacobian(SparsityPattern pattern, F residual, JacobianOptions opts = {})
+      : pattern_(std::move(pattern)), f_(std::move(residual)) {
+    validate_pattern(pattern_, "SparseJacobian pattern");
+    coloring_ = color_columns(pattern_, opts.order);
+    plan_ = make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
+  }
+  SparseJacobian(SparsityPattern pattern, Coloring coloring, F residual, JacobianOptions opts = {})
+      : pattern_(std::move(pattern)), coloring_(std::move(coloring)), f_(std::move(residual)) {
+    validate_pattern(pattern_, "SparseJacobian pattern");
+    require(is_valid_coloring(pattern_, coloring_),
+            "SparseJacobian: the given colouring is not a valid distance-2 colouring of the pattern");
+    plan_ = make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
+  }
+
+  const SparsityPattern& pattern() const { return pattern_; }
+  const Coloring& coloring() const { return coloring_; }
+  const JacobianPlan& plan() const { return plan_; }
+  F& function() { return f_; }
+  const F& function() const { return f_; }
+  std::int32_t n_rows() const { return pattern_.n_rows; }
+  std::int32_t n_cols() const { return pattern_.n_cols; }
+  std::int32_t nnz() const { return pattern_.nnz(); }
+  std::int32_t num_colors() const { return coloring_.num_colors; }
+  std::int32_t num_chunks() const { return plan_.num_chunks; }
+  std::size_t num_blocks() const { return plan_.blocks.size(); }
+
+  // f = F(x) on double, one task per row block.
+  void residual(Executor& exec, std::span<const double> x, std::span<double> f) {
+    check_sizes(x, f, "residual");
+    if (n_rows() == 0) return;
+    ++generation_;
+    Handle hx = Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
+    std::vector<Handle> hf;
+    hf.reserve(plan_.blocks.size());
+    for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
+      const auto& B = plan_.blocks[b];
+      hf.push_back(Handle::vector(f.data() + B.row_begin, B.row_end - B.row_begin, sizeof(double), "f"));
+      exec.submit(residual_codelet(), TaskArgs{this, static_cast<std::int32_t>(b)}, {in(hx), out(hf[b])},
+                  {.name = "forward_residual"});
+    }
+    exec.wait_all();
+  }
+
+  // CSC values of J(x) (pattern layout) and, when f is non-empty, f = F(x).
+  void jacobian(Executor& exec, std::span<const double> x, std::span<double> csc_values,
+                std::span<double> f = {}) {
+    require(csc_values.size() == static_cast<std::size_t>(nnz()),
+            "SparseJacobian::jacobian: csc_values has " + std::to_string(csc_values.size()) +
+                " entries, the pattern " + std::to_string(nnz()));
+    if (f.empty()) {
+      fbuf_.resize(n_rows());
+      f = fbuf_;
+    }
+    check_sizes(x, f, "jacobian");
+    if (n_rows() == 0) return;
+    ++generation_;
+    const std::size_t nb = plan_.blocks.size();
+    if (out_.size() != nb) {
+      out_.resize(nb);
+      for (std::size_t b = 0; b < nb; ++b) out_[b].resize(std::max<std::int32_t>(1, plan_.blocks[b].out_size));
+    }
+    Handle hx = Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
+    Handle hv = Handle::vector(csc_values.data(), std::max<std::size_t>(1, csc_values.size()),
+                               sizeof(double), "jacobian_values");
+    std::vector<Handle> hf, ho;
+    hf.reserve(nb);
+    ho.reserve(nb);
+    std::vector<DataAccess> gather;
+    gather.reserve(nb + 1);
+    for (std::size_t b = 0; b < nb; ++b) {
+      const auto& B = plan_.blocks[b];
+      hf.push_back(Handle::vector(f.data() + B.row_begin, B.row_end - B.row_begin, sizeof(double), "f"));
+      ho.push_back(Handle::vector(out_[b].data(), out_[b].size(), sizeof(double), "jacobian_block"));
+      exec.submit(jacobian_codelet(), TaskArgs{this, static_cast<std::int32_t>(b)},
+                  {in(hx), out(ho[b]), out(hf[b])}, {.name = "forward_jacobian"});
+      gather.push_back(in(ho[b]));
+    }
+    if (nnz() > 0) {
+      gather.push_back(out(hv));
+      const TaskArgs a{this, static_cast<std::int32_t>(nb)};
+      exec.submit(scatter_codelet(), gather, &a, sizeof a, {.name = "forward_jacobian_scatter"});
+    }
+    exec.wait_all();
+  }
+
+  // The compressed Jacobian B = J·S (n_rows x num_colors, row-major), from jacobian().
+  void compressed(Executor& exec, std::span<const double> x, std::span<double> B) {
+    require(B.size() == static_cast<std::size_t>(n_rows()) * static_cast<std::size_t>(num_colors()),
+            "SparseJacobian::compressed: B has " + std::to_string(B.size()) + " entries, expected n_rows*num_colors = " +
+                std::to_string(static_cast<std::size_t>(n_rows()) * num_colors()));
+    std::vector<double> vals(nnz());
+    jacobian(exec, x, vals);
+    std::fill(B.begin(), B.end(), 0.0);
+    const std::size_t nc = num_colors();
+    for (std::int32_t j = 0; j < n_cols(); ++j)
+      for (std::int32_t e = pattern_.col_ptr[j]; e < pattern_.col_ptr[j + 1]; ++e)
+        B[pattern_.row_idx[e] * nc + coloring_.color[j]] = vals[e];
+  }
+
+  // Sequential conveniences (SequentialExecutor).
+  void residual(std::span<const double> x, std::span<double> f) {
+    SequentialExecutor s;
+    residual(s, x, f);
+  }
+  void jacobian(std::span<const double> x, std::span<double> csc_values, std::span<double> f = {}) {
+    SequentialExecutor s;
+    jacobian(s, x, csc_values, f);
+  }
+
+ private:
+  struct TaskArgs {
+    SparseJacobian* self;
+    std::int32_t block;
+  };
+  struct Scratch {
+    std::vector<Scalar> xd, fd;
+    std::vector<double> fv;
+    std::uint64_t generation = 0;
+    bool valid = false;  // xd holds x values of `generation` and all partials zero
+  };
+
+  void check_sizes(std::span<const double> x, std::span<double> f, const char* fn) const {
+    require(x.size() == static_cast<std::size_t>(n_cols()),
+            std::string("SparseJacobian::") + fn + ": x has " + std::to_string(x.size()) +
+                " entries, the pattern " + std::to_string(n_cols()) + " columns");
+    require(f.size() == static_cast<std::size_t>(n_rows()),
+            std::string("SparseJacobian::") + fn + ": f has " + std::to_string(f.size()) +
+                " entries, the pattern " + std::to_string(n_rows()) + " rows");
+  }
+
+  Scratch& scratch(int worker) {
+    std::lock_guard<std::mutex> lock(*scratch_mutex_);
+    auto& s = scratch_[worker];
+    if (!s) s = std::make_unique<Scratch>();
+    return *s;
+  }
+
+  void run_residual_block(int worker, std::int32_t b, const double* x, double* fblock) {
+    const auto& B = plan_.blocks[b];
+    Scratch& s = scratch(worker);
+    s.fv.resize(n_rows());
+    f_(RowRange{B.row_begin, B.row_end}, x, s.fv.data());
+    for (std::int32_t i = B.row_begin; i < B.row_end; ++i) fblock[i - B.row_begin] = s.fv[i];
+  }
+
+  void run_jacobian_block(int worker, std::int32_t b, const double* x, double* out, double* fblock) {
+    const auto& B = plan_.blocks[b];
+    Scratch& s = scratch(worker);
+    const std::int32_t n = n_cols();
+    if (!s.valid) {
+      s.xd.assign(n, Scalar(0.0));
+      s.fd.resize(n_rows());
+      for (std::int32_t j = 0; j < n; ++j) s.xd[j].v = x[j];
+    } else if (s.generation != generation_) {
+      for (std::int32_t j = 0; j < n; ++j) s.xd[j].v = x[j];
+    }
+    s.valid = false;  // until the seeds are cleared again
+    s.generation = generation_;
+    Scalar* xd = s.xd.data();
+    Scalar* fd = s.fd.data();
+    for (std::int32_t k = 0; k < plan_.num_chunks; ++k) {
+      for (std::int32_t q = B.seed_ptr[k]; q < B.seed_ptr[k + 1]; ++q) xd[B.seed_col[q]].d[B.seed_p[q]] = 1.0;
+      for (std::int32_t r = B.run_ptr[k]; r < B.run_ptr[k + 1]; ++r) f_(B.runs[r], static_cast<const Scalar*>(xd), fd);
+      for (std::int32_t r = B.ext_row_ptr[k]; r < B.ext_row_ptr[k + 1]; ++r) {
+        const Scalar& fi = fd[B.ext_row[r]];
+        for (std::int32_t e = B.ext_ptr[r]; e < B.ext_ptr[r + 1]; ++e) out[e] = fi.d[B.ext_p[e]];
+      }
+      for (std::int32_t q = B.seed_ptr[k]; q < B.seed_ptr[k + 1]; ++q) xd[B.seed_col[q]].d[B.seed_p[q]] = 0.0;
+    }
+    for (std::int32_t i = B.row_begin; i < B.row_end; ++i) fblock[i - B.row_begin] = fd[i].v;
+    s.valid = true;
+  }
+
+  void run_scatter(const BufferView* bufs, std::size_t nb) {
+    double* vals = bufs[nb].data<double>();
+    for (std::size_t b = 0; b < nb; ++b) {
+      const auto& B = plan_.blocks[b];
+      const double* o = bufs[b].data<const double>();
+      const std::int32_t* pos = B.csc_pos.data();
+      for (std::int32_t e = 0; e < B.out_size; ++e) vals[pos[e]] = o[e];
+    }
+  }
+
+  static std::string codelet_name(const char* base) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "_w%d_%08zx", W, std::hash<std::string>{}(typeid(F).name()) & 0xffffffffu);
+    return std::string(base) + buf;
+  }
+  static void residual_task(const TaskContext& t) {
+    const auto& a = t.arg<TaskArgs>();
+    a.self->run_residual_block(t.worker, a.block, t.buffers[0].data<const double>(), t.buffers[1].data<double>());
+  }
+  static void jacobian_task(const TaskContext& t) {
+    const auto& a = t.arg<TaskArgs>();
+    a.self->run_jacobian_block(t.worker, a.block, t.buffers[0].data<const double>(), t.buffers[1].data<double>(),
+                               t.buffers[2].data<double>());
+  }
+  static void scatter_task(const TaskContext& t) {
+    const auto& a = t.arg<TaskArgs>();
+    a.self->run_scatter(t.buffers.data(), static_cast<std::size_t>(a.block));
+  }
+  static const Codelet& residual_codelet() {
+    static const Codelet cl(codelet_name("forward_residual"), &residual_task);
+    return cl;
+  }
+  static const Codelet& jacobian_codelet() {
+    static const Codelet cl(codelet_name("forward_jacobian"), &jacobian_task);
+    return cl;
+  }
+  static const Codelet& scatter_codelet() {
+    static const Codelet cl(codelet_name("forward_jacobian_scatter"), &scatter_task);
+    return cl;
+  }
+
+  SparsityPattern pattern_;
+  Coloring coloring_;
+  F f_;
+  JacobianPlan plan_;
+  std::vector<std::vector<double>> out_;
+  std::vector<double> fbuf_;
+  std::uint64_t generation_ = 0;
+  std::unique_ptr<std::mutex> scratch_mutex_ = std::make_unique<std::mutex>();
+  std::map<int, std::unique_ptr<Scratch>> scratch_;
+};
+
+}  // namespace stardiff::forward

@@ -1,0 +1,5 @@
+// stardiff/sparse.hpp — umbrella for the sparse LDL^T module.
+#pragma once
+#include "stardiff/sparse/csc_matrix.hpp"
+#include "stardiff/sparse/ldlt.hpp"
+#include "stardiff/sparse/matrix_market.hpp"

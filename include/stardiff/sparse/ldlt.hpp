@@ -1,0 +1,86 @@
+// stardiff/sparse/ldlt.hpp — sparse symmetric LDL^T: analysis, factorization, solve.
+//
+// Contract:
+//  * analyze(A) uses only A's pattern (symmetric_lower CSC): ordering, elimination
+//    tree, column counts, supernodes, assembly-tree levels, task plan. It may be
+//    followed by any number of factorize() calls with matrices of the same pattern.
+//  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
+//    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
+//    says singular, inertia and pivot counts. Results are bitwise identical for the same
+//    input, plan and executor kind or scheduler.
+//  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
+//  * Misuse (factorize before analyze, pattern or size mismatch, non-finite values,
+//    b of the wrong length) throws stardiff::Error.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stardiff/runtime/executor.hpp"
+#include "stardiff/sparse/csc_matrix.hpp"
+
+namespace stardiff::sparse {
+
+enum class Ordering { Auto, Amd, Metis, User, Natural };
+const char* to_string(Ordering o);
+Ordering ordering_from_string(const std::string& s);  // "auto|amd|metis|natural"; Error otherwise
+
+struct LdltOptions {
+  Ordering ordering = Ordering::Auto;
+  std::vector<std::int32_t> user_perm;  // with Ordering::User: new -> old
+  double pivot_threshold = 0.01;         // u in threshold partial pivoting
+  bool scale = true;                     // symmetric (Ruiz) equilibration
+  int max_refine = 10;                   // iterative refinement steps
+  int nemin = 32;                        // relaxed amalgamation parameter
+  double small_flops = 2e6;              // below this, one task factors everything
+};
+
+struct AnalyzeInfo {
+  std::int64_t n = 0, nnz_a = 0, nnz_l = 0;
+  double flops = 0;  // predicted factorization flops
+  Ordering ordering = Ordering::Auto;  // the one used
+  std::int64_t supernodes = 0, levels = 0, tasks = 0;
+  std::string mode;  // "single-task" or "tree"
+};
+
+struct Inertia {
+  std::int64_t pos = 0, neg = 0, zero = 0;
+};
+
+struct FactorInfo {
+  Inertia inertia;
+  std::int64_t two_by_two = 0, delayed = 0, static_pivots = 0;
+  bool singular = false;
+  double gflops = 0;
+  std::int64_t tasks = 0;
+};
+
+struct SolveInfo {
+  int refine_iters = 0;
+  int fgmres_iters = 0;
+  double backward_error = 0;  // ||Ax-b||_inf / (||A||_inf ||x||_inf + ||b||_inf)
+};
+
+class Ldlt {
+ public:
+  explicit Ldlt(LdltOptions opts = {});
+  ~Ldlt();
+  Ldlt(Ldlt&&) noexcept;
+  Ldlt& operator=(Ldlt&&) noexcept;
+
+  // Uses a SequentialExecutor when none is given.
+  const AnalyzeInfo& analyze(const CscMatrix32& A);
+  FactorInfo factorize(const CscMatrix32& A, Executor* exec = nullptr);
+  // nrhs right-hand sides stored column by column (b.size() == n * nrhs).
+  std::vector<double> solve(const std::vector<double>& b, int nrhs = 1, Executor* exec = nullptr);
+  const AnalyzeInfo& analyze_info() const;
+  const SolveInfo& solve_info() const;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace stardiff::sparse

@@ -1,0 +1,26 @@
+// stardiff/sparse/matrix_market.hpp — Matrix Market reader (.mtx and .mtx.gz).
+//
+// Contract: reads `coordinate real|integer|pattern` with `symmetric` or `general`
+// symmetry; returns the symmetric matrix as its lower triangle (symmetric_lower = true).
+// A general file must be numerically symmetric (|a_ij - a_ji| <= tol * max|a|) or Error
+// names the first offending entry. Duplicates are summed; missing diagonal entries are
+// zeros (added explicitly to the pattern); explicit zeros are kept. Malformed input
+// (bad header, wrong counts, indices out of range, NaN/Inf, non-square, truncated) throws
+// stardiff::Error with "file:line: what is wrong". Pattern entries get value 1.0.
+#pragma once
+#include <istream>
+#include <string>
+
+#include "stardiff/sparse/csc_matrix.hpp"
+
+namespace stardiff::sparse {
+
+struct ReadOptions {
+  double symmetry_tol = 1e-12;  // relative to max |a_ij|, for general files
+};
+
+CscMatrix32 read_matrix_market(const std::string& path, const ReadOptions& opts = {});
+// The same from a stream; `name` is used in messages.
+CscMatrix32 read_matrix_market(std::istream& in, const std::string& name, const ReadOptions& opts = {});
+
+}  // namespace stardiff::sparse

@@ -1,0 +1,181 @@
+// src/powerflow/network.cpp — Ybus (makeYbus), Sbus (makeSbus), bustypes, Newton indexing.
+#include "stardiff/powerflow/network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::powerflow {
+
+Network make_network(const Case& c) {
+  Network net;
+  net.base_mva = c.base_mva;
+  net.net_bus.assign(c.buses.size(), -1);
+  for (std::size_t i = 0; i < c.buses.size(); ++i)
+    if (c.buses[i].type != ISOLATED) {
+      net.net_bus[i] = static_cast<int>(net.case_bus.size());
+      net.case_bus.push_back(static_cast<int>(i));
+    }
+  const int n = net.n = static_cast<int>(net.case_bus.size());
+
+  // Triplets: diagonal of every bus, then four entries per branch.
+  struct T { std::int32_t r, c; cplx v; };
+  std::vector<T> t;
+  t.reserve(n + 4 * c.branches.size());
+  for (int i = 0; i < n; ++i) {
+    const Bus& b = c.buses[net.case_bus[i]];
+    t.push_back({i, i, cplx(b.gs, b.bs) / c.base_mva});
+  }
+  const double deg = M_PI / 180.0;
+  for (const Branch& br : c.branches) {
+    const int f = net.net_bus[br.from], to = net.net_bus[br.to];
+    const cplx ys = 1.0 / cplx(br.r, br.x);
+    const double ratio = br.ratio != 0.0 ? br.ratio : 1.0;
+    const cplx tap = ratio * std::exp(cplx(0.0, deg * br.angle));
+    const cplx ytt = ys + cplx(0.0, br.b / 2.0);
+    const cplx yff = ytt / (tap * std::conj(tap));
+    const cplx yft = -ys / std::conj(tap);
+    const cplx ytf = -ys / tap;
+    t.push_back({f, f, yff});
+    t.push_back({f, to, yft});
+    t.push_back({to, f, ytf});
+    t.push_back({to, to, ytt});
+  }
+  // CSC: sort by (col, row), sum duplicates in triplet order (deterministic).
+  std::vector<std::int32_t> order(t.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return t[a].c != t[b].c ? t[a].c < t[b].c : t[a].r < t[b].r;
+  });
+  net.col_ptr.assign(n + 1, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const T& e = t[order[k]];
+    if (k > 0 && t[order[k - 1]].r == e.r && t[order[k - 1]].c == e.c) {
+      net.y.back() += e.v;
+      continue;
+    }
+    net.row_idx.push_back(e.r);
+    net.y.push_back(e.v);
+    ++net.col_ptr[e.c + 1];
+  }
+  for (int j = 0; j < n; ++j) net.col_ptr[j + 1] += net.col_ptr[j];
+  // CSR by transposition (rows of CSR come out sorted).
+  const std::int32_t nnz = net.nnz();
+  net.row_ptr.assign(n + 1, 0);
+  for (std::int32_t k = 0; k < nnz; ++k) ++net.row_ptr[net.row_idx[k] + 1];
+  for (int i = 0; i < n; ++i) net.row_ptr[i + 1] += net.row_ptr[i];
+  net.col_idx.resize(nnz);
+  net.y_row.resize(nnz);
+  std::vector<std::int32_t> next(net.row_ptr.begin(), net.row_ptr.end() - 1);
+  for (int j = 0; j < n; ++j)
+    for (std::int32_t k = net.col_ptr[j]; k < net.col_ptr[j + 1]; ++k) {
+      const std::int32_t p = next[net.row_idx[k]]++;
+      net.col_idx[p] = j;
+      net.y_row[p] = net.y[k];
+    }
+  return net;
+}
+
+GenState initial_gen_state(const Case& c, const Network& net) {
+  GenState g;
+  g.pg.resize(c.gens.size());
+  g.qg.resize(c.gens.size());
+  g.on.assign(c.gens.size(), 1);
+  for (std::size_t k = 0; k < c.gens.size(); ++k) {
+    g.pg[k] = c.gens[k].pg;
+    g.qg[k] = c.gens[k].qg;
+  }
+  g.pd.resize(net.n);
+  g.qd.resize(net.n);
+  for (int i = 0; i < net.n; ++i) {
+    g.pd[i] = c.buses[net.case_bus[i]].pd;
+    g.qd[i] = c.buses[net.case_bus[i]].qd;
+  }
+  return g;
+}
+
+std::vector<cplx> make_sbus(const Case& c, const Network& net, const GenState& g) {
+  std::vector<cplx> s(net.n);
+  for (std::size_t k = 0; k < c.gens.size(); ++k)
+    if (g.on[k]) s[net.net_bus[c.gens[k].bus]] += cplx(g.pg[k], g.qg[k]);
+  for (int i = 0; i < net.n; ++i) s[i] = (s[i] - cplx(g.pd[i], g.qd[i])) / c.base_mva;
+  return s;
+}
+
+std::vector<int> file_bus_types(const Case& c, const Network& net) {
+  std::vector<int> t(net.n);
+  for (int i = 0; i < net.n; ++i) t[i] = c.buses[net.case_bus[i]].type;
+  return t;
+}
+
+std::vector<int> bus_types(const Case& c, const Network& net, const std::vector<int>& requested,
+                           const GenState& g) {
+  std::vector<char> has_gen(net.n, 0);
+  for (std::size_t k = 0; k < c.gens.size(); ++k)
+    if (g.on[k]) has_gen[net.net_bus[c.gens[k].bus]] = 1;
+  std::vector<int> t(net.n, PQ);
+  int ref = -1;
+  for (int i = 0; i < net.n; ++i) {
+    if (requested[i] == REF && has_gen[i] && ref < 0) { t[i] = REF; ref = i; }
+    else if ((requested[i] == PV || requested[i] == REF) && has_gen[i]) t[i] = PV;
+  }
+  if (ref < 0) {
+    for (int i = 0; i < net.n; ++i)
+      if (t[i] == PV) { t[i] = REF; ref = i; break; }
+    if (ref < 0)
+      throw Error(c.file + ": no reference bus: the type-3 bus has no in-service generator and there is no PV bus "
+                           "with one");
+  }
+  return t;
+}
+
+PfIndex make_index(const std::vector<int>& types) {
+  PfIndex ix;
+  ix.n = static_cast<int>(types.size());
+  for (int i = 0; i < ix.n; ++i) {
+    if (types[i] == REF) ix.ref = i;
+    else if (types[i] == PV) ix.pv.push_back(i);
+    else ix.pq.push_back(i);
+  }
+  ix.va_var.assign(ix.n, -1);
+  ix.vm_var.assign(ix.n, -1);
+  ix.p_row.assign(ix.n, -1);
+  ix.q_row.assign(ix.n, -1);
+  const int npv = ix.npv(), npq = ix.npq();
+  ix.row_bus.resize(ix.size());
+  for (int k = 0; k < npv + npq; ++k) {
+    int b = ix.pvpq(k);
+    ix.va_var[b] = k;
+    ix.p_row[b] = k;
+    ix.row_bus[k] = b;
+  }
+  for (int k = 0; k < npq; ++k) {
+    int b = ix.pq[k];
+    ix.vm_var[b] = npv + npq + k;
+    ix.q_row[b] = npv + npq + k;
+    ix.row_bus[npv + npq + k] = b;
+  }
+  return ix;
+}
+
+std::vector<cplx> start_voltage(const Case& c, const Network& net, const std::vector<int>& types,
+                                const GenState& g, bool flat) {
+  std::vector<cplx> v(net.n);
+  const double deg = M_PI / 180.0;
+  const double va_ref = c.buses[c.ref].va;
+  for (int i = 0; i < net.n; ++i) {
+    const Bus& b = c.buses[net.case_bus[i]];
+    v[i] = flat ? std::polar(1.0, deg * va_ref) : b.vm * std::exp(cplx(0.0, deg * b.va));
+  }
+  for (std::size_t k = 0; k < c.gens.size(); ++k) {
+    if (!g.on[k]) continue;
+    const int i = net.net_bus[c.gens[k].bus];
+    if (types[i] == PQ) continue;
+    v[i] = c.gens[k].vg / std::abs(v[i]) * v[i];
+  }
+  return v;
+}
+
+}  // namespace stardiff::powerflow

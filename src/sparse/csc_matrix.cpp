@@ -1,0 +1,120 @@
+// src/sparse/csc_matrix.cpp — CSC construction from triplets, y = A x, ||A||_inf.
+//
+// Contract (see csc_matrix.hpp): from_triplets takes 0-based triplets, sums duplicates
+// and sorts rows within each column by a two-pass counting sort (O(nnz + n), stable, so
+// duplicates are summed in input order and the result is reproducible). With
+// symmetric_lower the matrix must be square and entries above the diagonal are mirrored
+// into the lower triangle. multiply/norm_inf expand a symmetric_lower matrix implicitly.
+#include "stardiff/sparse/csc_matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::sparse {
+
+CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
+                          const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
+                          bool symmetric_lower) {
+  require(n_rows >= 0 && n_cols >= 0,
+          "from_triplets: negative dimensions " + std::to_string(n_rows) + " x " + std::to_string(n_cols));
+  require(rows.size() == cols.size() && rows.size() == vals.size(),
+          "from_triplets: rows, cols and vals differ in length (" + std::to_string(rows.size()) + ", " +
+              std::to_string(cols.size()) + ", " + std::to_string(vals.size()) + ")");
+  require(!symmetric_lower || n_rows == n_cols,
+          "from_triplets: a symmetric matrix must be square, got " + std::to_string(n_rows) + " x " +
+              std::to_string(n_cols));
+  const std::size_t nt = rows.size();
+  for (std::size_t k = 0; k < nt; ++k) {
+    if (rows[k] < 0 || rows[k] >= n_rows || cols[k] < 0 || cols[k] >= n_cols)
+      throw Error("from_triplets: entry " + std::to_string(k) + " (" + std::to_string(rows[k]) + ", " +
+                  std::to_string(cols[k]) + ") is outside the " + std::to_string(n_rows) + " x " +
+                  std::to_string(n_cols) + " matrix");
+    if (!std::isfinite(vals[k]))
+      throw Error("from_triplets: entry " + std::to_string(k) + " (" + std::to_string(rows[k]) + ", " +
+                  std::to_string(cols[k]) + ") is not finite");
+  }
+  auto row_of = [&](std::size_t k) {
+    return symmetric_lower && rows[k] < cols[k] ? cols[k] : rows[k];
+  };
+  auto col_of = [&](std::size_t k) {
+    return symmetric_lower && rows[k] < cols[k] ? rows[k] : cols[k];
+  };
+  // Pass 1: bucket by row (stable).
+  std::vector<std::size_t> rp(std::size_t(n_rows) + 1, 0);
+  for (std::size_t k = 0; k < nt; ++k) ++rp[std::size_t(row_of(k)) + 1];
+  for (std::int32_t i = 0; i < n_rows; ++i) rp[i + 1] += rp[i];
+  std::vector<std::size_t> by_row(nt);
+  {
+    std::vector<std::size_t> next(rp.begin(), rp.end() - 1);
+    for (std::size_t k = 0; k < nt; ++k) by_row[next[row_of(k)]++] = k;
+  }
+  // Pass 2: bucket by column in increasing row order: rows end up sorted per column.
+  std::vector<std::size_t> cp(std::size_t(n_cols) + 1, 0);
+  for (std::size_t k = 0; k < nt; ++k) ++cp[std::size_t(col_of(k)) + 1];
+  for (std::int32_t j = 0; j < n_cols; ++j) cp[j + 1] += cp[j];
+  std::vector<std::size_t> order(nt);
+  {
+    std::vector<std::size_t> next(cp.begin(), cp.end() - 1);
+    for (std::size_t k : by_row) order[next[col_of(k)]++] = k;
+  }
+  CscMatrix32 A;
+  A.n_rows = n_rows;
+  A.n_cols = n_cols;
+  A.symmetric_lower = symmetric_lower;
+  A.col_ptr.assign(std::size_t(n_cols) + 1, 0);
+  A.row_idx.reserve(nt);
+  A.values.reserve(nt);
+  for (std::int32_t j = 0; j < n_cols; ++j) {
+    std::size_t start = A.row_idx.size();
+    for (std::size_t p = cp[j]; p < cp[j + 1]; ++p) {
+      std::size_t k = order[p];
+      std::int32_t i = row_of(k);
+      if (A.row_idx.size() > start && A.row_idx.back() == i) {
+        A.values.back() += vals[k];
+      } else {
+        A.row_idx.push_back(i);
+        A.values.push_back(vals[k]);
+      }
+    }
+    require(A.row_idx.size() <= std::size_t(std::numeric_limits<std::int32_t>::max()),
+            "from_triplets: more than 2^31-1 entries do not fit 32-bit indices");
+    A.col_ptr[j + 1] = std::int32_t(A.row_idx.size());
+  }
+  return A;
+}
+
+void multiply(const CscMatrix32& A, const double* x, double* y) {
+  for (std::int32_t i = 0; i < A.n_rows; ++i) y[i] = 0.0;
+  for (std::int32_t j = 0; j < A.n_cols; ++j) {
+    const double xj = x[j];
+    double yj = 0.0;
+    for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
+      const std::int32_t i = A.row_idx[p];
+      const double a = A.values[p];
+      y[i] += a * xj;
+      if (A.symmetric_lower && i != j) yj += a * x[i];
+    }
+    if (A.symmetric_lower) y[j] += yj;
+  }
+}
+
+double norm_inf(const CscMatrix32& A) {
+  std::vector<double> rs(std::size_t(A.n_rows), 0.0);
+  for (std::int32_t j = 0; j < A.n_cols; ++j)
+    for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
+      const std::int32_t i = A.row_idx[p];
+      const double a = std::abs(A.values[p]);
+      rs[i] += a;
+      if (A.symmetric_lower && i != j) rs[j] += a;
+    }
+  double m = 0.0;
+  for (double r : rs) m = std::max(m, r);
+  return m;
+}
+
+}  // namespace stardiff::sparse

@@ -1,0 +1,94 @@
+// src/sparse/ldlt_internal.hpp — private data of the sparse LDL^T solver.
+//
+// Contract:
+//  * Symbolic: everything analyze() derives from the pattern. Columns are numbered in the
+//    final (ordering o postorder) numbering; perm[new] = old. Supernodes are listed in
+//    postorder (children before parents), each owning the contiguous columns
+//    [sn_first[s], sn_first[s+1]) and the sorted rows `rows[row_ptr[s] .. row_ptr[s+1])`
+//    (all > its last column). The permuted lower triangle of A is kept as a CSC
+//    (ap, ai) with asrc = position of each entry in A.values (assembly map).
+//  * Plan: tasks are contiguous postorder ranges [task_lo, task_hi] of supernodes
+//    (a small subtree, or one large supernode). A task depends on the tasks owning the
+//    children of its supernodes, listed in child order (fixed assembly order).
+//  * NumericCtx: what a factorization task reads (symbolic, scaled values) and writes
+//    (the NodeFactor of its supernodes, their contribution blocks, pivot statistics).
+//    Distinct tasks write distinct elements; a contribution block is freed by the task
+//    that assembles it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "stardiff/sparse/ldlt.hpp"
+
+namespace stardiff::sparse::detail {
+
+struct Symbolic {
+  int n = 0;
+  Ordering ordering = Ordering::Natural;
+  std::vector<int> perm, iperm;  // perm[new] = old, iperm[old] = new
+  int ns = 0;
+  std::vector<int> sn_first;   // ns + 1
+  std::vector<int> sn_parent;  // -1 for roots
+  std::vector<int> child_ptr, child_list;
+  std::vector<std::int64_t> row_ptr;
+  std::vector<int> rows;
+  std::vector<double> sn_flops;  // flops of each supernode's own front
+  // permuted lower triangle of A (column j: rows i >= j)
+  std::vector<std::int64_t> ap;
+  std::vector<int> ai;
+  std::vector<std::int64_t> asrc;
+  // the analysed pattern (to check factorize's matrix)
+  std::vector<std::int32_t> a_colptr, a_rowidx;
+  // task plan
+  std::vector<int> task_lo, task_hi;
+  std::vector<int> dep_ptr, dep_list;  // tasks each task depends on, in child order
+  std::int64_t nnz_l = 0, levels = 0;
+  double flops = 0;
+  bool single_task = false;
+};
+
+// Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
+void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);
+
+// Orders, builds the elimination tree and column counts for `perm` (new -> old):
+// returns nnz(L) of that ordering (for auto selection); exposed for tests.
+std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm);
+
+struct NodeFactor {
+  std::vector<int> idx;      // front rows (permuted numbering), eliminated ones first
+  int nelim = 0;
+  std::vector<double> L;     // idx.size() x nelim, column-major, unit lower
+  std::vector<double> d, e;  // D: diagonal, and sub-diagonal of 2x2 blocks (e[k] pairs k, k+1)
+  std::vector<signed char> piv;  // 1: 1x1, 2: first of 2x2, 3: second of 2x2, 0: static
+};
+
+struct NodeCb {
+  std::vector<int> idx;  // delayed columns first, then rows
+  int ndelay = 0;
+  std::vector<double> v;  // lower triangle of an idx.size()^2 column-major block
+};
+
+struct NodeStats {
+  std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, delayed = 0, static_pivots = 0;
+  double flops = 0;
+};
+
+struct NumericCtx {
+  const Symbolic* sym = nullptr;
+  const double* sval = nullptr;  // scaled values aligned with sym->ai
+  NodeFactor* nodes = nullptr;
+  NodeCb* cbs = nullptr;
+  NodeStats* stats = nullptr;
+  double u = 0.01;         // threshold
+  double small = 0;        // |pivot| <= small is no pivot
+  double static_piv = 0;   // magnitude of a static pivot
+  int nb = 64;             // pivoting window / block size
+};
+
+// Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.
+void factor_nodes(const NumericCtx& ctx, int lo, int hi);
+
+// Solves L D L^T X = X in place (X: n x nrhs, permuted numbering, ld = n).
+void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs);
+
+}  // namespace stardiff::sparse::detail
