@@ -1,0 +1,75 @@
+// codelets/starpu/mesh/cl_halo.cpp — unpack tile buffers, call cpu:: halo kernels.
+#include "starpu/mesh/cl_halo.hpp"
+
+#include <cstring>
+
+#include "cpu/mesh/halo.hpp"
+
+namespace stardiff::codelets {
+namespace {
+struct HaloArgs {
+  std::size_t n_lo, row;  // row: bytes (exchange) or elements (reverse)
+  std::size_t elemsize;
+  int d_m, d_p;
+};
+struct CopyArgs {
+  std::size_t src_off, dst_off, bytes;
+};
+std::size_t bytes_of(const BufferView& v) { return v.nx * v.elemsize; }
+
+void halo_exchange_task(const TaskContext& t) {
+  const auto& a = t.arg<HaloArgs>();
+  const auto &lo = t.buffers[0], &hi = t.buffers[1];
+  if ((a.n_lo + a.d_m + a.d_p) * a.row > bytes_of(lo) || std::size_t(a.d_m + a.d_p) * a.row > bytes_of(hi))
+    return t.fail("halo exchange: tile buffers smaller than the halo rows");
+  cpu::halo_exchange_cpu(lo.data<unsigned char>(), a.n_lo, hi.data<unsigned char>(), a.row, a.d_m, a.d_p);
+}
+void halo_reverse_task(const TaskContext& t) {
+  const auto& a = t.arg<HaloArgs>();
+  const auto &lo = t.buffers[0], &hi = t.buffers[1];
+  if ((a.n_lo + a.d_m + a.d_p) * a.row > lo.nx || std::size_t(a.d_m + a.d_p) * a.row > hi.nx)
+    return t.fail("reverse halo exchange: tile buffers smaller than the halo rows");
+  if (a.elemsize == sizeof(double))
+    cpu::halo_reverse_add_cpu(lo.data<double>(), a.n_lo, hi.data<double>(), a.row, a.d_m, a.d_p);
+  else if (a.elemsize == sizeof(float))
+    cpu::halo_reverse_add_cpu(lo.data<float>(), a.n_lo, hi.data<float>(), a.row, a.d_m, a.d_p);
+  else
+    t.fail("reverse halo exchange: element size " + std::to_string(a.elemsize) + " (need 4 or 8)");
+}
+void rows_copy_task(const TaskContext& t) {
+  const auto& a = t.arg<CopyArgs>();
+  const auto &src = t.buffers[0], &dst = t.buffers[1];
+  if (a.src_off + a.bytes > bytes_of(src) || a.dst_off + a.bytes > bytes_of(dst))
+    return t.fail("rows copy: range outside the buffers");
+  cpu::rows_copy_cpu(src.data<unsigned char>() + a.src_off, dst.data<unsigned char>() + a.dst_off, a.bytes);
+}
+void fill_zero_task(const TaskContext& t) {
+  std::memset(t.buffers[0].ptr, 0, bytes_of(t.buffers[0]));
+}
+}  // namespace
+
+const Codelet cl_halo_exchange("halo_exchange", halo_exchange_task, nullptr,
+                               {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_halo_reverse("halo_reverse", halo_reverse_task, nullptr,
+                              {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_rows_copy("rows_copy", rows_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_fill_zero("fill_zero", fill_zero_task, nullptr, {{HandleKind::Vector}});
+
+void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
+                          int d_m, int d_p, const std::string& name) {
+  exec.submit(cl_halo_exchange, HaloArgs{n_lo, row_bytes, 1, d_m, d_p}, {inout(lo), inout(hi)}, {.name = name});
+}
+void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_len,
+                         std::size_t elemsize, int d_m, int d_p, const std::string& name) {
+  exec.submit(cl_halo_reverse, HaloArgs{n_lo, row_len, elemsize, d_m, d_p}, {inout(lo), inout(hi)},
+              {.name = name});
+}
+void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,
+                      std::size_t bytes, bool dst_whole, const std::string& name) {
+  exec.submit(cl_rows_copy, CopyArgs{src_off, dst_off, bytes}, {in(src), dst_whole ? out(dst) : inout(dst)},
+              {.name = name});
+}
+void insert_fill_zero(Executor& exec, Handle& h, const std::string& name) {
+  exec.submit(cl_fill_zero, {out(h)}, {.name = name});
+}
+}  // namespace stardiff::codelets

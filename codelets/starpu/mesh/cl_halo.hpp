@@ -1,0 +1,28 @@
+// codelets/starpu/mesh/cl_halo.hpp — codelets and insertion functions for tile halos
+// and checkpoint copies (buffers are the tiles' vector handles).
+//
+//   insert_halo_exchange(exec, lo, hi, n_lo, row_bytes, d_m, d_p)     lo, hi: RW
+//   insert_halo_reverse(exec, lo, hi, n_lo, row_len, elemsize, d_m, d_p)  lo, hi: RW
+//       (elemsize 8: double, 4: float)
+//   insert_rows_copy(exec, src, src_off, dst, dst_off, bytes, dst_whole)  src: R,
+//       dst: W when dst_whole (the copy covers dst entirely) else RW
+//   insert_fill_zero(exec, h)                                          h: W, all bytes 0
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "stardiff/runtime/executor.hpp"
+
+namespace stardiff::codelets {
+extern const Codelet cl_halo_exchange;
+extern const Codelet cl_halo_reverse;
+extern const Codelet cl_rows_copy;
+extern const Codelet cl_fill_zero;
+void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
+                          int d_m, int d_p, const std::string& name);
+void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_len,
+                         std::size_t elemsize, int d_m, int d_p, const std::string& name);
+void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,
+                      std::size_t bytes, bool dst_whole, const std::string& name);
+void insert_fill_zero(Executor& exec, Handle& h, const std::string& name);
+}  // namespace stardiff::codelets

@@ -1,0 +1,466 @@
+// src/sparse/ldlt_symbolic.cpp — analysis for the sparse LDL^T solver.
+//
+// Contract: analyze_pattern() takes the lower-triangle pattern of a symmetric matrix and
+// produces (see ldlt_internal.hpp): a fill-reducing ordering (SuiteSparse AMD, METIS
+// nested dissection, auto = the smaller predicted nnz(L) of both, user, natural), the
+// elimination tree (Liu) and its postorder, column counts (row-subtree traversal,
+// O(nnz(L)) time, O(n) memory), fundamental supernodes merged by relaxed amalgamation
+// (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
+// task plan (small subtrees grouped into one task). Deterministic for a given input.
+#include <amd.h>
+#include <metis.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "sparse/ldlt_internal.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::sparse::detail {
+namespace {
+
+// Full symmetric pattern without diagonal (old numbering), CSC.
+void full_pattern(const CscMatrix32& A, std::vector<int>& p, std::vector<int>& idx) {
+  const int n = A.n_cols;
+  std::vector<int> cnt(n + 1, 0);
+  for (int c = 0; c < n; ++c)
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      int r = A.row_idx[k];
+      if (r != c) {
+        cnt[c]++;
+        cnt[r]++;
+      }
+    }
+  p.assign(n + 1, 0);
+  for (int c = 0; c < n; ++c) p[c + 1] = p[c] + cnt[c];
+  idx.resize(p[n]);
+  std::vector<int> w(p.begin(), p.end() - 1);
+  for (int c = 0; c < n; ++c)
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      int r = A.row_idx[k];
+      if (r != c) {
+        idx[w[c]++] = r;
+        idx[w[r]++] = c;
+      }
+    }
+}
+
+// Permuted full pattern: column j (new) holds new row indices.
+void permute_pattern(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm,
+                     const std::vector<int>& iperm, std::vector<int>& cp, std::vector<int>& ci) {
+  cp.assign(n + 1, 0);
+  for (int j = 0; j < n; ++j) cp[j + 1] = cp[j] + (p[perm[j] + 1] - p[perm[j]]);
+  ci.resize(cp[n]);
+  for (int j = 0; j < n; ++j) {
+    int o = perm[j], w = cp[j];
+    for (int k = p[o]; k < p[o + 1]; ++k) ci[w++] = iperm[idx[k]];
+  }
+}
+
+void etree(int n, const std::vector<int>& cp, const std::vector<int>& ci, std::vector<int>& parent) {
+  parent.assign(n, -1);
+  std::vector<int> anc(n, -1);
+  for (int k = 0; k < n; ++k)
+    for (int q = cp[k]; q < cp[k + 1]; ++q) {
+      int i = ci[q];
+      while (i != -1 && i < k) {
+        int next = anc[i];
+        anc[i] = k;
+        if (next == -1) parent[i] = k;
+        i = next;
+      }
+    }
+}
+
+std::vector<std::int64_t> col_counts(int n, const std::vector<int>& cp, const std::vector<int>& ci,
+                                     const std::vector<int>& parent) {
+  std::vector<std::int64_t> cnt(n, 1);
+  std::vector<int> mark(n, -1);
+  for (int i = 0; i < n; ++i) {
+    mark[i] = i;
+    for (int q = cp[i]; q < cp[i + 1]; ++q) {
+      int j = ci[q];
+      if (j >= i) continue;
+      while (mark[j] != i) {
+        mark[j] = i;
+        cnt[j]++;
+        j = parent[j];
+      }
+    }
+  }
+  return cnt;
+}
+
+std::vector<int> postorder(int n, const std::vector<int>& parent) {
+  std::vector<int> head(n, -1), next(n, -1), stack, post;
+  post.reserve(n);
+  for (int j = n - 1; j >= 0; --j)
+    if (parent[j] != -1) {
+      next[j] = head[parent[j]];
+      head[parent[j]] = j;
+    }
+  for (int root = 0; root < n; ++root) {
+    if (parent[root] != -1) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      int p = stack.back();
+      int c = head[p];
+      if (c == -1) {
+        stack.pop_back();
+        post.push_back(p);
+      } else {
+        head[p] = next[c];
+        stack.push_back(c);
+      }
+    }
+  }
+  return post;
+}
+
+std::int64_t nnz_for(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm) {
+  std::vector<int> iperm(n), cp, ci, parent;
+  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
+  permute_pattern(n, p, idx, perm, iperm, cp, ci);
+  etree(n, cp, ci, parent);
+  auto cnt = col_counts(n, cp, ci, parent);
+  return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
+}
+
+std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
+  std::vector<int> perm(n);
+  double control[AMD_CONTROL], info[AMD_INFO];
+  amd_defaults(control);
+  int st = amd_order(n, p.data(), idx.data(), perm.data(), control, info);
+  if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) throw Error("Ldlt::analyze: amd_order failed (status " + std::to_string(st) + ")");
+  return perm;
+}
+
+std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
+  std::vector<int> perm(n), iperm(n);
+  if (p[n] == 0) {  // METIS rejects graphs without edges
+    std::iota(perm.begin(), perm.end(), 0);
+    return perm;
+  }
+  idx_t nv = n;
+  std::vector<idx_t> xadj(p.begin(), p.end()), adj(idx.begin(), idx.end()), mp(n), mip(n);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  int st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());
+  if (st != METIS_OK) throw Error("Ldlt::analyze: METIS_NodeND failed (status " + std::to_string(st) + ")");
+  for (int k = 0; k < n; ++k) perm[k] = int(mp[k]);
+  return perm;
+}
+
+void check_matrix(const CscMatrix32& A) {
+  const std::string who = "Ldlt: matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'");
+  require(A.n_rows == A.n_cols, who + " is not square (" + std::to_string(A.n_rows) + " x " + std::to_string(A.n_cols) + ")");
+  require(A.symmetric_lower, who + " must be symmetric_lower (lower triangle of a symmetric matrix)");
+  require(A.n_cols >= 0 && A.col_ptr.size() == std::size_t(A.n_cols) + 1, who + ": col_ptr has the wrong size");
+  require(A.col_ptr[0] == 0, who + ": col_ptr[0] != 0");
+  for (int c = 0; c < A.n_cols; ++c) {
+    require(A.col_ptr[c + 1] >= A.col_ptr[c], who + ": col_ptr decreases at column " + std::to_string(c));
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      int r = A.row_idx.at(k);
+      require(r >= c && r < A.n_rows, who + ": entry (" + std::to_string(r) + ", " + std::to_string(c) +
+                                          ") is not in the lower triangle");
+      require(k == A.col_ptr[c] || A.row_idx[k - 1] < r,
+              who + ": rows of column " + std::to_string(c) + " are not sorted and unique");
+    }
+  }
+  require(A.values.size() == std::size_t(A.nnz()) && A.row_idx.size() == std::size_t(A.nnz()),
+          who + ": row_idx/values sizes differ from col_ptr");
+}
+
+}  // namespace
+
+std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
+  std::vector<int> p, idx;
+  full_pattern(A, p, idx);
+  return nnz_for(A.n_cols, p, idx, perm);
+}
+
+void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
+  check_matrix(A);
+  const int n = A.n_cols;
+  S = Symbolic{};
+  S.n = n;
+  S.a_colptr = A.col_ptr;
+  S.a_rowidx = A.row_idx;
+  std::vector<int> p, idx;
+  full_pattern(A, p, idx);
+
+  // ---- ordering ----
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  switch (opts.ordering) {
+    case Ordering::Natural:
+      S.ordering = Ordering::Natural;
+      break;
+    case Ordering::User: {
+      require(opts.user_perm.size() == std::size_t(n), "Ldlt::analyze: user_perm has " +
+                                                           std::to_string(opts.user_perm.size()) + " entries, n = " +
+                                                           std::to_string(n));
+      std::vector<char> seen(n, 0);
+      for (int k = 0; k < n; ++k) {
+        int o = opts.user_perm[k];
+        require(o >= 0 && o < n && !seen[o], "Ldlt::analyze: user_perm is not a permutation (entry " +
+                                                 std::to_string(k) + " = " + std::to_string(o) + ")");
+        seen[o] = 1;
+      }
+      perm = opts.user_perm;
+      S.ordering = Ordering::User;
+      break;
+    }
+    case Ordering::Amd:
+      if (n > 0) perm = amd_perm(n, p, idx);
+      S.ordering = Ordering::Amd;
+      break;
+    case Ordering::Metis:
+      if (n > 0) perm = metis_perm(n, p, idx);
+      S.ordering = Ordering::Metis;
+      break;
+    case Ordering::Auto: {
+      S.ordering = Ordering::Amd;
+      if (n > 0) perm = amd_perm(n, p, idx);
+      if (n >= 2000) {  // nested dissection pays off only on larger graphs; try both
+        auto pm = metis_perm(n, p, idx);
+        if (nnz_for(n, p, idx, pm) < nnz_for(n, p, idx, perm)) {
+          perm = std::move(pm);
+          S.ordering = Ordering::Metis;
+        }
+      }
+      break;
+    }
+  }
+
+  // ---- etree, postorder, final numbering ----
+  std::vector<int> iperm(n), cp, ci, parent;
+  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
+  permute_pattern(n, p, idx, perm, iperm, cp, ci);
+  etree(n, cp, ci, parent);
+  auto post = postorder(n, parent);
+  {
+    std::vector<int> perm2(n);
+    for (int k = 0; k < n; ++k) perm2[k] = perm[post[k]];
+    perm.swap(perm2);
+    for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
+    permute_pattern(n, p, idx, perm, iperm, cp, ci);
+    etree(n, cp, ci, parent);
+  }
+  auto cnt = col_counts(n, cp, ci, parent);
+  S.perm = perm;
+  S.iperm = iperm;
+
+  // ---- fundamental supernodes ----
+  std::vector<int> nchild(n, 0);
+  for (int j = 0; j < n; ++j)
+    if (parent[j] != -1) nchild[parent[j]]++;
+  std::vector<int> ffirst;  // first column of each fundamental supernode
+  for (int j = 0; j < n; ++j) {
+    bool cont = j > 0 && parent[j - 1] == j && nchild[j] == 1 && cnt[j - 1] == cnt[j] + 1;
+    if (!cont) ffirst.push_back(j);
+  }
+  const int nf = int(ffirst.size());
+  ffirst.push_back(n);
+  std::vector<int> col2f(n);
+  for (int f = 0; f < nf; ++f)
+    for (int j = ffirst[f]; j < ffirst[f + 1]; ++j) col2f[j] = f;
+  std::vector<int> first(nf), ncol(nf), fpar(nf);
+  std::vector<std::int64_t> below(nf), real(nf);
+  for (int f = 0; f < nf; ++f) {
+    first[f] = ffirst[f];
+    ncol[f] = ffirst[f + 1] - ffirst[f];
+    int last = ffirst[f + 1] - 1;
+    below[f] = cnt[last] - 1;
+    real[f] = 0;
+    for (int j = ffirst[f]; j <= last; ++j) real[f] += cnt[j];
+    fpar[f] = parent[last] == -1 ? -1 : col2f[parent[last]];
+  }
+  // ---- relaxed amalgamation: merge a supernode into its parent when contiguous ----
+  std::vector<char> alive(nf, 1);
+  const int nemin = std::max(1, opts.nemin);
+  for (int f = 0; f < nf; ++f) {
+    int q = fpar[f];
+    if (q == -1 || first[q] != first[f] + ncol[f]) continue;
+    std::int64_t nm = ncol[f] + ncol[q];
+    std::int64_t fc = nm + below[q];
+    double dense = double(nm) * double(fc) - double(nm) * double(nm - 1) / 2.0;
+    double zeros = dense - double(real[f] + real[q]);
+    double frac = dense > 0 ? zeros / dense : 0;
+    bool merge = nm <= std::max(4, nemin / 8) || (nm <= nemin / 2 && frac < 0.8) ||
+                 (nm <= 3 * nemin / 2 && frac < 0.1) || frac < 0.05;
+    if (!merge) continue;
+    first[q] = first[f];
+    ncol[q] = int(nm);
+    real[q] += real[f];
+    alive[f] = 0;
+  }
+  // final supernodes (postorder: ordered by last column)
+  std::vector<int> f2s(nf, -1);
+  S.sn_first.clear();
+  for (int f = 0; f < nf; ++f)
+    if (alive[f]) {
+      f2s[f] = int(S.sn_first.size());
+      S.sn_first.push_back(first[f]);
+    }
+  const int ns = int(S.sn_first.size());
+  S.ns = ns;
+  S.sn_first.push_back(n);
+  std::vector<int> col2s(n);
+  for (int s = 0; s < ns; ++s)
+    for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) col2s[j] = s;
+  S.sn_parent.assign(ns, -1);
+  for (int s = 0; s < ns; ++s) {
+    int last = S.sn_first[s + 1] - 1;
+    if (parent[last] != -1) S.sn_parent[s] = col2s[parent[last]];
+  }
+  S.child_ptr.assign(ns + 1, 0);
+  for (int s = 0; s < ns; ++s)
+    if (S.sn_parent[s] != -1) S.child_ptr[S.sn_parent[s] + 1]++;
+  for (int s = 0; s < ns; ++s) S.child_ptr[s + 1] += S.child_ptr[s];
+  S.child_list.resize(S.child_ptr[ns]);
+  {
+    std::vector<int> w(S.child_ptr.begin(), S.child_ptr.end() - 1);
+    for (int s = 0; s < ns; ++s)
+      if (S.sn_parent[s] != -1) S.child_list[w[S.sn_parent[s]]++] = s;
+  }
+
+  // ---- row structures: own pattern plus children's rows, above the supernode ----
+  S.row_ptr.assign(ns + 1, 0);
+  S.rows.clear();
+  std::vector<int> mark(n, -1), tmp;
+  for (int s = 0; s < ns; ++s) {
+    int f0 = S.sn_first[s], last = S.sn_first[s + 1] - 1;
+    tmp.clear();
+    for (int j = f0; j <= last; ++j)
+      for (int q = cp[j]; q < cp[j + 1]; ++q) {
+        int i = ci[q];
+        if (i > last && mark[i] != s) {
+          mark[i] = s;
+          tmp.push_back(i);
+        }
+      }
+    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+      int c = S.child_list[k];
+      for (std::int64_t q = S.row_ptr[c]; q < S.row_ptr[c + 1]; ++q) {
+        int i = S.rows[q];
+        if (i > last && mark[i] != s) {
+          mark[i] = s;
+          tmp.push_back(i);
+        }
+      }
+    }
+    std::sort(tmp.begin(), tmp.end());
+    if (std::int64_t(tmp.size()) != cnt[last] - 1)
+      throw Error("Ldlt::analyze: internal error: supernode row count mismatch");
+    S.rows.insert(S.rows.end(), tmp.begin(), tmp.end());
+    S.row_ptr[s + 1] = std::int64_t(S.rows.size());
+  }
+
+  // ---- counts ----
+  S.sn_flops.assign(ns, 0);
+  S.nnz_l = 0;
+  S.flops = 0;
+  for (int s = 0; s < ns; ++s) {
+    double nc = S.sn_first[s + 1] - S.sn_first[s];
+    double nb = double(S.row_ptr[s + 1] - S.row_ptr[s]);
+    S.nnz_l += std::int64_t(nc * (nc + 1) / 2 + nc * nb);
+    double fl = 0;
+    for (int t = 0; t < int(nc); ++t) {
+      double c = nc - t + nb;  // column count including the diagonal
+      fl += c * c;
+    }
+    S.sn_flops[s] = fl;
+    S.flops += fl;
+  }
+  std::vector<int> height(ns, 1);
+  S.levels = 0;
+  for (int s = ns - 1; s >= 0; --s) {  // depth from the root: parents come later
+    height[s] = S.sn_parent[s] == -1 ? 1 : height[S.sn_parent[s]] + 1;
+    S.levels = std::max<std::int64_t>(S.levels, height[s]);
+  }
+
+  // ---- permuted lower triangle of A with source positions ----
+  S.ap.assign(n + 1, 0);
+  for (int c = 0; c < n; ++c)
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      int i = iperm[A.row_idx[k]], j = iperm[c];
+      S.ap[std::min(i, j) + 1]++;
+    }
+  for (int j = 0; j < n; ++j) S.ap[j + 1] += S.ap[j];
+  S.ai.resize(S.ap[n]);
+  S.asrc.resize(S.ap[n]);
+  {
+    std::vector<std::int64_t> w(S.ap.begin(), S.ap.end() - 1);
+    for (int c = 0; c < n; ++c)
+      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+        int i = iperm[A.row_idx[k]], j = iperm[c];
+        std::int64_t q = w[std::min(i, j)]++;
+        S.ai[q] = std::max(i, j);
+        S.asrc[q] = k;
+      }
+  }
+
+  // ---- task plan ----
+  S.task_lo.clear();
+  S.task_hi.clear();
+  S.single_task = S.flops < opts.small_flops || ns <= 1;
+  if (S.single_task) {
+    if (ns > 0) {
+      S.task_lo.push_back(0);
+      S.task_hi.push_back(ns - 1);
+    }
+  } else {
+    std::vector<double> sub(ns, 0);
+    std::vector<int> lo(ns);
+    for (int s = 0; s < ns; ++s) {
+      sub[s] += S.sn_flops[s];
+      lo[s] = s;
+      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) lo[s] = std::min(lo[s], lo[S.child_list[k]]);
+      if (S.sn_parent[s] != -1) sub[S.sn_parent[s]] += sub[s];
+    }
+    const double thresh = opts.subtree_flops > 0 ? opts.subtree_flops
+                                                 : std::clamp(S.flops / 256.0, 2e6, 5e7);
+    std::vector<char> grouped(ns, 0);
+    for (int s = ns - 1; s >= 0; --s) {  // top-down
+      int q = S.sn_parent[s];
+      if (q != -1 && grouped[q]) {
+        grouped[s] = 1;  // inside a group
+        continue;
+      }
+      if (sub[s] <= thresh) {
+        grouped[s] = 2;  // group root
+      }
+    }
+    // emit in postorder of roots
+    for (int s = 0; s < ns; ++s) {
+      if (grouped[s] == 1) continue;
+      if (grouped[s] == 2) {
+        S.task_lo.push_back(lo[s]);
+        S.task_hi.push_back(s);
+      } else {
+        S.task_lo.push_back(s);
+        S.task_hi.push_back(s);
+      }
+    }
+  }
+  const int nt = int(S.task_lo.size());
+  std::vector<int> node2task(ns, -1);
+  for (int t = 0; t < nt; ++t)
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node2task[s] = t;
+  S.dep_ptr.assign(nt + 1, 0);
+  S.dep_list.clear();
+  for (int t = 0; t < nt; ++t) {
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s)
+      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+        int ct = node2task[S.child_list[k]];
+        if (ct != t) S.dep_list.push_back(ct);
+      }
+    S.dep_ptr[t + 1] = int(S.dep_list.size());
+  }
+}
+
+}  // namespace stardiff::sparse::detail
