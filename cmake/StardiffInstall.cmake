@@ -9,8 +9,17 @@ install(TARGETS stardiff EXPORT stardiffTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY include/stardiff DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.hpp")
+# Headers of the runtime layer and of the enabled modules only.
+install(FILES include/stardiff/stardiff.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stardiff)
+foreach(m runtime ${STARDIFF_MODULES})
+  if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/include/stardiff/${m})
+    install(DIRECTORY include/stardiff/${m} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stardiff
+      FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
+  endif()
+  if(EXISTS ${PROJECT_SOURCE_DIR}/include/stardiff/${m}.hpp)
+    install(FILES include/stardiff/${m}.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stardiff)
+  endif()
+endforeach()
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/include/stardiff/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stardiff)
 install(EXPORT stardiffTargets NAMESPACE stardiff::
@@ -23,5 +32,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/stardiffConfigVersi
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/stardiffConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/stardiffConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/stardiff)
+# prefix relative to the .pc file, so `cmake --install --prefix P` relocates it.
+file(RELATIVE_PATH STARDIFF_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(cmake/stardiff.pc.in ${CMAKE_CURRENT_BINARY_DIR}/stardiff.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/stardiff.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,44 @@
+// codelets/cpu/sparse/front_ldlt.hpp — dense LDL^T of a frontal matrix (no StarPU types).
+//
+// front_ldlt_cpu(F, m, p, opts, perm, d, e, piv, counts):
+//   F: m x m column-major (ld = m), lower triangle holds a symmetric front whose first p
+//   rows/columns are fully summed. Eliminates as many of the p fully-summed columns as
+//   threshold pivoting allows (1x1 pivot: |a_jj| > small and |a_jj| >= u max_i |a_ij|;
+//   2x2 pivot passing the MA57 test), with symmetric interchanges confined to the
+//   fully-summed columns. Returns nelim; on exit
+//     F[:, 0:nelim]   = L (unit lower; L(k+1,k) = 0 for a 2x2 pivot at k),
+//     F[nelim:, nelim:] (lower) = Schur complement (contribution block; its first
+//                       p - nelim rows/columns are the delayed fully-summed columns),
+//     perm[t]         = original local index now at position t (size m, input ignored),
+//     d, e, piv (size >= p): D's diagonal, 2x2 off-diagonals (e[k] for pair k,k+1),
+//                       pivot kind (1: 1x1, 2/3: first/second of 2x2, 0: static).
+//   With force = true (a root front) every column is eliminated: columns failing the
+//   threshold take the best remaining 1x1/2x2 pivot, and where none has |pivot| > small
+//   a static pivot sign(a_jj) * static_piv (counted in counts.static_pivots and zero).
+//   Blocked (window nb): a no-pivoting window with a posteriori check |L| <= 1/u runs as
+//   BLAS-3 (dtrsm + dgemm); failing windows fall back to column-by-column pivoting.
+//   Deterministic: the same input gives bitwise the same output.
+#pragma once
+#include <cstdint>
+
+namespace stardiff::cpu {
+
+struct FrontOptions {
+  double u = 0.01;
+  double small = 1e-20;
+  double static_piv = 1e-8;
+  bool force = false;
+  int nb = 64;
+};
+
+struct FrontCounts {
+  std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, static_pivots = 0;
+};
+
+int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& opts, int* perm, double* d, double* e,
+                   signed char* piv, FrontCounts& counts);
+
+// C(lower, m x m, ld) -= L W^T restricted to the lower triangle, L and W m x k (ld ldl).
+void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc);
+
+}  // namespace stardiff::cpu

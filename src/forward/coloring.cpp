@@ -1,0 +1,352 @@
+// src/forward/coloring.cpp — pattern checks, distance-2 column colouring, seed matrix,
+// decompression (contracts in include/stardiff/forward/coloring.hpp).
+//
+// The colouring builds the column intersection graph (columns adjacent when they share
+// a row) once as CSR adjacency, orders its vertices (natural, largest-first by degree,
+// smallest-last by exact minimum remaining degree, incidence-degree), and colours greedily
+// with a stamped forbidden-colour array: O(sum over rows of nnz(row)^2).
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "stardiff/forward/coloring.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::forward {
+
+void validate_pattern(const SparsityPattern& p, const std::string& what) {
+  require(p.n_rows >= 0 && p.n_cols >= 0,
+          what + ": negative dimensions " + std::to_string(p.n_rows) + " x " + std::to_string(p.n_cols));
+  require(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1,
+          what + ": col_ptr has " + std::to_string(p.col_ptr.size()) + " entries, expected n_cols + 1 = " +
+              std::to_string(std::size_t(p.n_cols) + 1));
+  require(p.col_ptr[0] == 0, what + ": col_ptr[0] = " + std::to_string(p.col_ptr[0]) + ", expected 0");
+  for (std::int32_t j = 0; j < p.n_cols; ++j)
+    require(p.col_ptr[j + 1] >= p.col_ptr[j],
+            what + ": col_ptr decreases at column " + std::to_string(j));
+  require(p.row_idx.size() == static_cast<std::size_t>(p.col_ptr.back()),
+          what + ": row_idx has " + std::to_string(p.row_idx.size()) + " entries, col_ptr[n_cols] = " +
+              std::to_string(p.col_ptr.back()));
+  for (std::int32_t j = 0; j < p.n_cols; ++j) {
+    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
+      const std::int32_t i = p.row_idx[e];
+      require(i >= 0 && i < p.n_rows, what + ": row index " + std::to_string(i) + " in column " +
+                                          std::to_string(j) + " is outside [0, " + std::to_string(p.n_rows) + ")");
+      require(e == p.col_ptr[j] || p.row_idx[e - 1] < i,
+              what + ": rows of column " + std::to_string(j) + " are not strictly increasing (row " +
+                  std::to_string(i) + ")");
+    }
+  }
+}
+
+SparsityPattern pattern_from_coo(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
+                                 const std::vector<std::int32_t>& cols) {
+  require(n_rows >= 0 && n_cols >= 0, "pattern_from_coo: negative dimensions");
+  require(rows.size() == cols.size(), "pattern_from_coo: rows has " + std::to_string(rows.size()) +
+                                          " entries, cols " + std::to_string(cols.size()));
+  SparsityPattern p;
+  p.n_rows = n_rows;
+  p.n_cols = n_cols;
+  p.col_ptr.assign(n_cols + 1, 0);
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    require(rows[e] >= 0 && rows[e] < n_rows, "pattern_from_coo: entry " + std::to_string(e) + " has row " +
+                                                  std::to_string(rows[e]) + " outside [0, " + std::to_string(n_rows) + ")");
+    require(cols[e] >= 0 && cols[e] < n_cols, "pattern_from_coo: entry " + std::to_string(e) + " has column " +
+                                                  std::to_string(cols[e]) + " outside [0, " + std::to_string(n_cols) + ")");
+    ++p.col_ptr[cols[e] + 1];
+  }
+  for (std::int32_t j = 0; j < n_cols; ++j) p.col_ptr[j + 1] += p.col_ptr[j];
+  std::vector<std::int32_t> fill(p.col_ptr.begin(), p.col_ptr.end() - 1), tmp(rows.size());
+  for (std::size_t e = 0; e < rows.size(); ++e) tmp[fill[cols[e]]++] = rows[e];
+  // sort and deduplicate each column, compacting in place
+  std::int32_t w = 0;
+  for (std::int32_t j = 0; j < n_cols; ++j) {
+    auto b = tmp.begin() + p.col_ptr[j], en = tmp.begin() + p.col_ptr[j + 1];
+    std::sort(b, en);
+    auto last = std::unique(b, en);
+    p.col_ptr[j] = w;
+    for (auto it = b; it != last; ++it) tmp[w++] = *it;
+  }
+  p.col_ptr[n_cols] = w;
+  tmp.resize(w);
+  p.row_idx = std::move(tmp);
+  return p;
+}
+
+const char* to_string(ColorOrder o) {
+  switch (o) {
+    case ColorOrder::Natural: return "natural";
+    case ColorOrder::LargestFirst: return "lf";
+    case ColorOrder::SmallestLast: return "sl";
+    case ColorOrder::IncidenceDegree: return "id";
+    case ColorOrder::Best: return "best";
+  }
+  return "?";
+}
+
+ColorOrder color_order_from_string(const std::string& s) {
+  if (s == "natural") return ColorOrder::Natural;
+  if (s == "lf" || s == "largest-first" || s == "largest_first") return ColorOrder::LargestFirst;
+  if (s == "sl" || s == "smallest-last" || s == "smallest_last") return ColorOrder::SmallestLast;
+  if (s == "id" || s == "incidence-degree" || s == "incidence_degree") return ColorOrder::IncidenceDegree;
+  if (s == "best") return ColorOrder::Best;
+  throw Error("colour order '" + s + "' is not one of natural, lf, sl, id, best");
+}
+
+namespace {
+
+struct Graph {  // CSR adjacency of the column intersection graph
+  std::vector<std::int32_t> ptr, adj;
+  std::int32_t n() const { return static_cast<std::int32_t>(ptr.size()) - 1; }
+  std::int32_t degree(std::int32_t v) const { return ptr[v + 1] - ptr[v]; }
+};
+
+// Row-wise (CSR) copy of the pattern's structure.
+void transpose(const SparsityPattern& p, std::vector<std::int32_t>& rptr, std::vector<std::int32_t>& cidx) {
+  rptr.assign(p.n_rows + 1, 0);
+  for (std::int32_t e = 0; e < p.nnz(); ++e) ++rptr[p.row_idx[e] + 1];
+  for (std::int32_t i = 0; i < p.n_rows; ++i) rptr[i + 1] += rptr[i];
+  cidx.resize(p.nnz());
+  std::vector<std::int32_t> fill(rptr.begin(), rptr.end() - 1);
+  for (std::int32_t j = 0; j < p.n_cols; ++j)
+    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) cidx[fill[p.row_idx[e]]++] = j;
+}
+
+Graph column_intersection_graph(const SparsityPattern& p) {
+  std::vector<std::int32_t> rptr, cidx;
+  transpose(p, rptr, cidx);
+  Graph g;
+  g.ptr.assign(p.n_cols + 1, 0);
+  std::vector<std::int32_t> mark(p.n_cols, -1);
+  g.adj.reserve(static_cast<std::size_t>(p.nnz()) * 4);
+  for (std::int32_t j = 0; j < p.n_cols; ++j) {
+    mark[j] = j;
+    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
+      const std::int32_t i = p.row_idx[e];
+      for (std::int32_t f = rptr[i]; f < rptr[i + 1]; ++f) {
+        const std::int32_t k = cidx[f];
+        if (mark[k] != j) {
+          mark[k] = j;
+          g.adj.push_back(k);
+        }
+      }
+    }
+    g.ptr[j + 1] = static_cast<std::int32_t>(g.adj.size());
+  }
+  return g;
+}
+
+std::vector<std::int32_t> largest_first_order(const Graph& g) {
+  std::vector<std::int32_t> order(g.n());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int32_t a, std::int32_t b) { return g.degree(a) > g.degree(b); });
+  return order;
+}
+
+// Smallest-last order: repeatedly remove a vertex of minimum remaining degree (bucket
+// lists keyed by the exact remaining degree); colour in reverse removal order.
+std::vector<std::int32_t> smallest_last_order(const Graph& g) {
+  const std::int32_t n = g.n();
+  std::vector<std::int32_t> removed_order;
+  removed_order.reserve(n);
+  if (n == 0) return removed_order;
+  std::int32_t maxd = 0;
+  std::vector<std::int32_t> deg(n);
+  for (std::int32_t v = 0; v < n; ++v) maxd = std::max(maxd, deg[v] = g.degree(v));
+  std::vector<std::int32_t> head(maxd + 1, -1), next(n, -1), prev(n, -1);
+  std::vector<char> done(n, 0);
+  auto push = [&](std::int32_t v) {
+    const std::int32_t b = deg[v];
+    prev[v] = -1;
+    next[v] = head[b];
+    if (head[b] >= 0) prev[head[b]] = v;
+    head[b] = v;
+  };
+  auto unlink = [&](std::int32_t v) {
+    const std::int32_t b = deg[v];
+    if (prev[v] >= 0) next[prev[v]] = next[v];
+    else head[b] = next[v];
+    if (next[v] >= 0) prev[next[v]] = prev[v];
+  };
+  for (std::int32_t v = n - 1; v >= 0; --v) push(v);  // heads: lowest index first
+  std::int32_t low = 0;
+  for (std::int32_t it = 0; it < n; ++it) {
+    while (head[low] < 0) ++low;
+    const std::int32_t v = head[low];
+    unlink(v);
+    done[v] = 1;
+    removed_order.push_back(v);
+    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+      const std::int32_t u = g.adj[e];
+      if (done[u]) continue;
+      unlink(u);
+      --deg[u];
+      push(u);
+      low = std::min(low, deg[u]);
+    }
+  }
+  std::reverse(removed_order.begin(), removed_order.end());
+  return removed_order;
+}
+
+// Incidence-degree order: next the vertex with most already-ordered neighbours (ties:
+// larger degree first through the initial bucket order), starting at a max-degree vertex.
+std::vector<std::int32_t> incidence_degree_order(const Graph& g) {
+  const std::int32_t n = g.n();
+  std::vector<std::int32_t> order;
+  order.reserve(n);
+  if (n == 0) return order;
+  std::int32_t maxd = 0;
+  for (std::int32_t v = 0; v < n; ++v) maxd = std::max(maxd, g.degree(v));
+  // doubly linked bucket lists keyed by incidence count
+  std::vector<std::int32_t> head(maxd + 2, -1), next(n, -1), prev(n, -1), inc(n, 0);
+  std::vector<char> done(n, 0);
+  auto push = [&](std::int32_t v) {
+    const std::int32_t b = inc[v];
+    prev[v] = -1;
+    next[v] = head[b];
+    if (head[b] >= 0) prev[head[b]] = v;
+    head[b] = v;
+  };
+  auto unlink = [&](std::int32_t v) {
+    const std::int32_t b = inc[v];
+    if (prev[v] >= 0) next[prev[v]] = next[v];
+    else head[b] = next[v];
+    if (next[v] >= 0) prev[next[v]] = prev[v];
+  };
+  // push in increasing degree so that heads hold the largest degrees
+  for (std::int32_t v : [&] {
+         auto o = largest_first_order(g);
+         std::reverse(o.begin(), o.end());
+         return o;
+       }())
+    push(v);
+  std::int32_t top = 0;
+  for (std::int32_t it = 0; it < n; ++it) {
+    while (top > 0 && head[top] < 0) --top;
+    const std::int32_t v = head[top];
+    unlink(v);
+    done[v] = 1;
+    order.push_back(v);
+    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+      const std::int32_t u = g.adj[e];
+      if (done[u]) continue;
+      unlink(u);
+      ++inc[u];
+      push(u);
+      top = std::max(top, inc[u]);
+    }
+  }
+  return order;
+}
+
+Coloring greedy(const Graph& g, const std::vector<std::int32_t>& order, ColorOrder which) {
+  const std::int32_t n = g.n();
+  Coloring c;
+  c.order = which;
+  c.color.assign(n, -1);
+  std::vector<std::int32_t> forbidden(n + 1, -1);
+  for (std::int32_t v : order) {
+    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+      const std::int32_t k = c.color[g.adj[e]];
+      if (k >= 0) forbidden[k] = v;
+    }
+    std::int32_t k = 0;
+    while (forbidden[k] == v) ++k;
+    c.color[v] = k;
+    c.num_colors = std::max(c.num_colors, k + 1);
+  }
+  return c;
+}
+
+std::int32_t max_row_count(const SparsityPattern& p) {
+  std::vector<std::int32_t> cnt(p.n_rows, 0);
+  for (std::int32_t e = 0; e < p.nnz(); ++e) ++cnt[p.row_idx[e]];
+  std::int32_t m = 0;
+  for (auto c : cnt) m = std::max(m, c);
+  return m;
+}
+
+}  // namespace
+
+Coloring color_columns(const SparsityPattern& p, ColorOrder order) {
+  validate_pattern(p, "color_columns pattern");
+  const Graph g = column_intersection_graph(p);
+  auto run = [&](ColorOrder o) {
+    switch (o) {
+      case ColorOrder::LargestFirst: return greedy(g, largest_first_order(g), o);
+      case ColorOrder::SmallestLast: return greedy(g, smallest_last_order(g), o);
+      case ColorOrder::IncidenceDegree: return greedy(g, incidence_degree_order(g), o);
+      default: {
+        std::vector<std::int32_t> nat(g.n());
+        std::iota(nat.begin(), nat.end(), 0);
+        return greedy(g, nat, ColorOrder::Natural);
+      }
+    }
+  };
+  Coloring best;
+  const std::int32_t lb = max_row_count(p);
+  if (order != ColorOrder::Best) {
+    best = run(order);
+  } else {
+    bool first = true;
+    for (ColorOrder o : {ColorOrder::Natural, ColorOrder::LargestFirst, ColorOrder::SmallestLast,
+                         ColorOrder::IncidenceDegree}) {
+      Coloring c = run(o);
+      if (first || c.num_colors < best.num_colors) best = std::move(c);
+      first = false;
+      if (best.num_colors == lb) break;  // optimal: nothing can do better
+    }
+  }
+  best.lower_bound = lb;
+  return best;
+}
+
+bool is_valid_coloring(const SparsityPattern& p, const Coloring& c) {
+  if (c.color.size() != static_cast<std::size_t>(p.n_cols) || c.num_colors < 0) return false;
+  for (auto k : c.color)
+    if (k < 0 || k >= c.num_colors) return false;
+  std::vector<std::int32_t> rptr, cidx;
+  transpose(p, rptr, cidx);
+  std::vector<std::int32_t> seen(c.num_colors, -1);
+  for (std::int32_t i = 0; i < p.n_rows; ++i) {
+    for (std::int32_t f = rptr[i]; f < rptr[i + 1]; ++f) {
+      const std::int32_t k = c.color[cidx[f]];
+      if (seen[k] == i) return false;
+      seen[k] = i;
+    }
+  }
+  return true;
+}
+
+std::vector<double> seed_matrix(const SparsityPattern& p, const Coloring& c) {
+  require(c.color.size() == static_cast<std::size_t>(p.n_cols),
+          "seed_matrix: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
+              std::to_string(p.n_cols));
+  std::vector<double> s(static_cast<std::size_t>(p.n_cols) * c.num_colors, 0.0);
+  for (std::int32_t j = 0; j < p.n_cols; ++j) {
+    require(c.color[j] >= 0 && c.color[j] < c.num_colors,
+            "seed_matrix: colour " + std::to_string(c.color[j]) + " of column " + std::to_string(j) +
+                " outside [0, " + std::to_string(c.num_colors) + ")");
+    s[static_cast<std::size_t>(j) * c.num_colors + c.color[j]] = 1.0;
+  }
+  return s;
+}
+
+void decompress(const SparsityPattern& p, const Coloring& c, const double* compressed, double* csc_values) {
+  require(c.color.size() == static_cast<std::size_t>(p.n_cols),
+          "decompress: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
+              std::to_string(p.n_cols));
+  require(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1, "decompress: malformed pattern (col_ptr size)");
+  const std::size_t nc = static_cast<std::size_t>(c.num_colors);
+  for (std::int32_t j = 0; j < p.n_cols; ++j) {
+    const std::int32_t k = c.color[j];
+    require(k >= 0 && k < c.num_colors, "decompress: colour " + std::to_string(k) + " of column " +
+                                            std::to_string(j) + " outside [0, " + std::to_string(c.num_colors) + ")");
+    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e)
+      csc_values[e] = compressed[static_cast<std::size_t>(p.row_idx[e]) * nc + k];
+  }
+}
+
+}  // namespace stardiff::forward

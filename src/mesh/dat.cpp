@@ -1,0 +1,179 @@
+// src/mesh/dat.cpp — tiled storage of a Dat, halo exchanges, host copies (see dat.hpp).
+#include "stardiff/mesh/dat.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "starpu/mesh/cl_halo.hpp"
+
+namespace stardiff::mesh {
+namespace {
+std::atomic<int> g_next_id{1};
+
+void* alloc_zeroed(std::size_t bytes) {
+  std::size_t n = ((bytes + 63) / 64) * 64;
+  if (n == 0) n = 64;
+  void* p = std::aligned_alloc(64, n);
+  if (p == nullptr) throw Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes");
+  std::memset(p, 0, n);
+  return p;
+}
+}  // namespace
+
+DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std::size_t elemsize)
+    : block_(&block), name_(std::move(name)), dims_(block.dims()), dim_(opts.dim), active_(opts.active),
+      elemsize_(elemsize), id_(g_next_id++) {
+  const std::string who = "stardiff::mesh::Dat '" + name_ + "'";
+  require(dim_ >= 1, who + ": dim (components per point) must be >= 1");
+  require(opts.size.empty() || static_cast<int>(opts.size.size()) == dims_,
+          who + ": size needs " + std::to_string(dims_) + " entries (the block's dimensions)");
+  require(opts.base.empty() || static_cast<int>(opts.base.size()) == dims_,
+          who + ": base needs " + std::to_string(dims_) + " entries (the block's dimensions)");
+  for (int d = 0; d < dims_; ++d) {
+    size_[d] = opts.size.empty() ? block.size(d) : opts.size[d];
+    base_[d] = opts.base.empty() ? 0 : opts.base[d];
+    dm_[d] = halo.m[d];
+    dp_[d] = halo.p[d];
+    require(size_[d] >= 1, who + ": size in dimension " + std::to_string(d) + " must be >= 1");
+    require(dm_[d] >= 0 && dp_[d] >= 0, who + ": halo depths must be >= 0");
+    pext_[d] = size_[d] + dm_[d] + dp_[d];
+  }
+  stride_[0] = dim_;
+  stride_[1] = stride_[0] * pext_[0];
+  stride_[2] = stride_[1] * pext_[1];
+  const int o = dims_ - 1, nt = block.tiles();
+  row0_.resize(nt + 1);
+  row0_[0] = 0;
+  row0_[nt] = size_[o];
+  for (int t = 1; t < nt; ++t) row0_[t] = block.bound(t) - base_[o];
+  const int need = std::max({dm_[o], dp_[o], 1});
+  for (int t = 0; t < nt; ++t) {
+    int rows = row0_[t + 1] - row0_[t];
+    if (rows < need)
+      throw Error(who + ": tile " + std::to_string(t) + " of block '" + block.name() + "' would hold " +
+                  std::to_string(rows) + " rows along dimension " + std::to_string(o) +
+                  ", fewer than max(halo depth, 1) = " + std::to_string(need) + "; use fewer tiles");
+  }
+  for (int t = 0; t < nt; ++t) {
+    std::size_t n = tile_rows(t) * static_cast<std::size_t>(row_len());
+    mem_.push_back(alloc_zeroed(n * elemsize_));
+    tiles_.push_back(Handle::vector(mem_.back(), n, elemsize_, name_ + "[" + std::to_string(t) + "]"));
+    if (active_) {
+      adj_mem_.push_back(alloc_zeroed(n * elemsize_));
+      adj_tiles_.push_back(Handle::vector(adj_mem_.back(), n, elemsize_, name_ + "_a1s[" + std::to_string(t) + "]"));
+    }
+  }
+}
+
+DatBase::~DatBase() {
+  tiles_.clear();  // unregister (waits for tasks) before the memory goes
+  adj_tiles_.clear();
+  for (void* p : mem_) std::free(p);
+  for (void* p : adj_mem_) std::free(p);
+}
+
+std::size_t DatBase::tile_rows(int t) const {
+  const int o = dims_ - 1;
+  return static_cast<std::size_t>(row0_[t + 1] - row0_[t] + dm_[o] + dp_[o]);
+}
+
+TileGeom DatBase::geom(int t) const {
+  TileGeom g;
+  const int o = dims_ - 1;
+  long long origin = 0;
+  for (int d = 0; d < o; ++d) origin += static_cast<long long>(dm_[d] - base_[d]) * stride_[d];
+  origin += static_cast<long long>(dm_[o] - row0_[t] - base_[o]) * stride_[o];
+  g.origin = origin;
+  for (int d = 0; d < 3; ++d) g.s[d] = d < dims_ ? stride_[d] : 0;
+  return g;
+}
+
+Handle& DatBase::adjoint_tile(int t) {
+  require(active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  return adj_tiles_.at(t);
+}
+
+std::size_t DatBase::bytes() const {
+  std::size_t b = 0;
+  for (int t = 0; t < tiles(); ++t) b += tile_rows(t) * row_len() * elemsize_;
+  return b;
+}
+
+void DatBase::exchange_halos() {
+  const int o = dims_ - 1;
+  if (!stale_) return;
+  stale_ = false;
+  if (tiles() < 2 || (dm_[o] == 0 && dp_[o] == 0)) return;
+  Executor& ex = block_->executor();
+  for (int parity = 0; parity < 2; ++parity)
+    for (int t = parity; t + 1 < tiles(); t += 2)
+      codelets::insert_halo_exchange(ex, tiles_[t], tiles_[t + 1], row0_[t + 1] - row0_[t],
+                                     row_len() * elemsize_, dm_[o], dp_[o], "halo_" + name_);
+}
+
+void DatBase::reverse_exchange_adjoint() {
+  const int o = dims_ - 1;
+  if (!active_ || tiles() < 2 || (dm_[o] == 0 && dp_[o] == 0)) return;
+  Executor& ex = block_->executor();
+  for (int parity = 0; parity < 2; ++parity)
+    for (int t = parity; t + 1 < tiles(); t += 2)
+      codelets::insert_halo_reverse(ex, adj_tiles_[t], adj_tiles_[t + 1], row0_[t + 1] - row0_[t], row_len(),
+                                    elemsize_, dm_[o], dp_[o], "halo_reverse_" + name_ + "_a1s");
+}
+
+void DatBase::zero_adjoint() {
+  if (!active_) return;
+  for (auto& h : adj_tiles_) codelets::insert_fill_zero(block_->executor(), h, "zero_" + name_ + "_a1s");
+}
+
+void DatBase::host_copy_out(bool adjoint, void* dst) {
+  require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  const int o = dims_ - 1, nt = tiles();
+  const std::size_t rb = row_len() * elemsize_;
+  for (int t = 0; t < nt; ++t) {
+    Handle& h = adjoint ? adj_tiles_[t] : tiles_[t];
+    auto guard = h.acquire(Access::R);
+    int e0 = t == 0 ? -dm_[o] : row0_[t];
+    int e1 = t == nt - 1 ? size_[o] + dp_[o] : row0_[t + 1];
+    int local0 = e0 - (row0_[t] - dm_[o]);
+    std::memcpy(static_cast<unsigned char*>(dst) + static_cast<std::size_t>(e0 + dm_[o]) * rb,
+                static_cast<unsigned char*>(h.host_view().ptr) + static_cast<std::size_t>(local0) * rb,
+                static_cast<std::size_t>(e1 - e0) * rb);
+  }
+}
+
+void DatBase::host_fill(bool adjoint, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts) {
+  require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  const int o = dims_ - 1, nt = tiles();
+  const std::size_t rb = row_len() * elemsize_;
+  for (int t = 0; t < nt; ++t) {
+    Handle& h = adjoint ? adj_tiles_[t] : tiles_[t];
+    auto guard = h.acquire(Access::RW);
+    auto* buf = static_cast<unsigned char*>(h.host_view().ptr);
+    const int first = row0_[t] - dm_[o];
+    for (int r = 0; r < static_cast<int>(tile_rows(t)); ++r) {
+      const int e = first + r;
+      const bool ghost = (t > 0 && e < row0_[t]) || (t < nt - 1 && e >= row0_[t + 1]);
+      unsigned char* row = buf + static_cast<std::size_t>(r) * rb;
+      if (ghost && zero_ghosts) {
+        std::memset(row, 0, rb);
+        continue;
+      }
+      std::array<int, 3> idx{0, 0, 0};
+      idx[o] = e + base_[o];
+      const int ny = o >= 2 ? pext_[1] : 1, nx = o >= 1 ? pext_[0] : 1;
+      for (int b = 0; b < ny; ++b)
+        for (int a = 0; a < nx; ++a) {
+          if (o >= 1) idx[0] = a - dm_[0] + base_[0];
+          if (o >= 2) idx[1] = b - dm_[1] + base_[1];
+          f(row + (static_cast<std::size_t>(a) * stride_[0] + static_cast<std::size_t>(b) * stride_[1]) * elemsize_,
+            idx[0], idx[1], idx[2]);
+        }
+    }
+  }
+  if (!adjoint) stale_ = false;
+}
+
+}  // namespace stardiff::mesh

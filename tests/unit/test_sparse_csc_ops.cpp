@@ -1,0 +1,113 @@
+// tests/unit/test_sparse_csc_ops.cpp — CscMatrix construction and operations against a
+// dense reference: from_triplets (sorting, duplicate sums, mirroring, errors), y = A x
+// for symmetric-lower and general matrices, and ||A||_inf of the full matrix.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stardiff/runtime/error.hpp"
+#include "stardiff/sparse/csc_matrix.hpp"
+
+using namespace stardiff;
+using namespace stardiff::sparse;
+
+namespace {
+struct Random {
+  std::int32_t n_rows, n_cols;
+  std::vector<std::int32_t> r, c;
+  std::vector<double> v;
+  std::vector<double> dense;  // column-major, the matrix the triplets describe
+};
+
+Random random_triplets(std::int32_t m, std::int32_t n, int nt, bool sym, unsigned seed) {
+  std::mt19937 rng(seed);
+  Random t{m, n, {}, {}, {}, std::vector<double>(std::size_t(m) * n, 0.0)};
+  for (int k = 0; k < nt; ++k) {
+    std::int32_t i = rng() % m, j = rng() % n;
+    double v = std::uniform_real_distribution<double>(-2, 2)(rng);
+    if (k % 7 == 0) v = 0.0;  // explicit zeros
+    t.r.push_back(i);
+    t.c.push_back(j);
+    t.v.push_back(v);
+    t.dense[std::size_t(j) * m + i] += v;
+    if (sym && i != j) t.dense[std::size_t(i) * m + j] += v;
+  }
+  return t;
+}
+}  // namespace
+
+TEST(SparseCscOps, FromTripletsGeneralMatchesDense) {
+  Random t = random_triplets(9, 7, 80, false, 1);
+  CscMatrix32 A = from_triplets(9, 7, t.r, t.c, t.v, false);
+  EXPECT_FALSE(A.symmetric_lower);
+  ASSERT_EQ(A.col_ptr.size(), 8u);
+  std::vector<double> d(63, 0.0);
+  for (int j = 0; j < 7; ++j)
+    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
+      if (p > A.col_ptr[j]) EXPECT_LT(A.row_idx[p - 1], A.row_idx[p]);
+      d[std::size_t(j) * 9 + A.row_idx[p]] = A.values[p];
+    }
+  for (int k = 0; k < 63; ++k) EXPECT_NEAR(d[k], t.dense[k], 1e-14);
+  // y = A x against the dense product.
+  std::vector<double> x(7), y(9);
+  for (int j = 0; j < 7; ++j) x[j] = std::cos(j + 0.5);
+  multiply(A, x.data(), y.data());
+  for (int i = 0; i < 9; ++i) {
+    double s = 0;
+    for (int j = 0; j < 7; ++j) s += t.dense[std::size_t(j) * 9 + i] * x[j];
+    EXPECT_NEAR(y[i], s, 1e-13);
+  }
+}
+
+TEST(SparseCscOps, FromTripletsSymmetricMirrorsAndSums) {
+  Random t = random_triplets(11, 11, 120, true, 2);
+  CscMatrix32 A = from_triplets(11, 11, t.r, t.c, t.v, true);
+  EXPECT_TRUE(A.symmetric_lower);
+  for (int j = 0; j < 11; ++j)
+    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
+      EXPECT_GE(A.row_idx[p], j);
+      EXPECT_NEAR(A.values[p], t.dense[std::size_t(j) * 11 + A.row_idx[p]], 1e-14);
+    }
+  std::vector<double> x(11), y(11);
+  for (int j = 0; j < 11; ++j) x[j] = 1.0 + 0.1 * j;
+  multiply(A, x.data(), y.data());
+  double nrm = 0;
+  for (int i = 0; i < 11; ++i) {
+    double s = 0, rs = 0;
+    for (int j = 0; j < 11; ++j) {
+      s += t.dense[std::size_t(j) * 11 + i] * x[j];
+      rs += std::abs(t.dense[std::size_t(j) * 11 + i]);
+    }
+    EXPECT_NEAR(y[i], s, 1e-13);
+    nrm = std::max(nrm, rs);
+  }
+  EXPECT_NEAR(norm_inf(A), nrm, 1e-13);
+}
+
+TEST(SparseCscOps, KnownSmallMatrix) {
+  // [[4, -1, 0], [-1, 4, -2], [0, -2, 5]] as lower triplets, (2,1) given twice (-0.5 each).
+  CscMatrix32 A = from_triplets(3, 3, {0, 1, 1, 1, 2, 2}, {0, 0, 0, 1, 1, 2}, {4, -0.5, -0.5, 4, -2, 5}, true);
+  EXPECT_EQ(A.nnz(), 5);
+  EXPECT_EQ(A.col_ptr, (std::vector<std::int32_t>{0, 2, 4, 5}));
+  EXPECT_EQ(A.row_idx, (std::vector<std::int32_t>{0, 1, 1, 2, 2}));
+  double x[3] = {1, 1, 1}, y[3];
+  multiply(A, x, y);
+  EXPECT_EQ(y[0], 3.0);
+  EXPECT_EQ(y[1], 1.0);
+  EXPECT_EQ(y[2], 3.0);
+  EXPECT_EQ(norm_inf(A), 7.0);
+}
+
+TEST(SparseCscOps, FromTripletsRejectsBadInput) {
+  EXPECT_THROW(from_triplets(2, 2, {2}, {0}, {1.0}, false), Error);
+  EXPECT_THROW(from_triplets(2, 2, {0}, {-1}, {1.0}, false), Error);
+  EXPECT_THROW(from_triplets(2, 2, {0}, {0}, {NAN}, false), Error);
+  EXPECT_THROW(from_triplets(2, 2, {0}, {0}, {INFINITY}, true), Error);
+  EXPECT_THROW(from_triplets(2, 3, {0}, {0}, {1.0}, true), Error);
+  EXPECT_THROW(from_triplets(2, 2, {0, 1}, {0}, {1.0}, false), Error);
+  CscMatrix32 E = from_triplets(0, 0, {}, {}, {}, true);
+  EXPECT_EQ(E.nnz(), 0);
+  EXPECT_EQ(norm_inf(E), 0.0);
+}
