@@ -268,11 +268,8 @@ CscMatrix32 symmetrize_general(std::int32_t n, const Entries& e, double tol, con
   for (double v : e.vals) maxabs = std::max(maxabs, std::abs(v));
   LinedCsc A = build_lined(n, e.cols, e.rows, e);   // columns of A
   LinedCsc T = build_lined(n, e.rows, e.cols, e);   // columns of A^T (rows of A)
-  for (double v : A.val)
-    if (!std::isfinite(v)) {  // duplicates summed to overflow
-      std::size_t k = std::size_t(&v - A.val.data());
-      sc.fail_at(A.line[k], "duplicate entries sum to a non-finite value");
-    }
+  for (std::size_t k = 0; k < A.val.size(); ++k)
+    if (!std::isfinite(A.val[k])) sc.fail_at(A.line[k], "duplicate entries sum to a non-finite value");
   const double bound = tol * maxabs;
   std::int64_t bad_line = std::numeric_limits<std::int64_t>::max();
   std::string bad_msg;

@@ -46,7 +46,9 @@ TEST(SparseCscOps, FromTripletsGeneralMatchesDense) {
   std::vector<double> d(63, 0.0);
   for (int j = 0; j < 7; ++j)
     for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
-      if (p > A.col_ptr[j]) EXPECT_LT(A.row_idx[p - 1], A.row_idx[p]);
+      if (p > A.col_ptr[j]) {
+        EXPECT_LT(A.row_idx[p - 1], A.row_idx[p]);
+      }
       d[std::size_t(j) * 9 + A.row_idx[p]] = A.values[p];
     }
   for (int k = 0; k < 63; ++k) EXPECT_NEAR(d[k], t.dense[k], 1e-14);

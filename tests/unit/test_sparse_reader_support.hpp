@@ -49,7 +49,9 @@ inline void expect_valid_lower_csc(const CscMatrix32& A) {
     ASSERT_EQ(A.row_idx[A.col_ptr[j]], j) << "diagonal of column " << j << " is not first";
     for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
       ASSERT_LT(A.row_idx[p], A.n_rows);
-      if (p > A.col_ptr[j]) ASSERT_GT(A.row_idx[p], A.row_idx[p - 1]) << "column " << j;
+      if (p > A.col_ptr[j]) {
+        ASSERT_GT(A.row_idx[p], A.row_idx[p - 1]) << "column " << j;
+      }
       ASSERT_TRUE(std::isfinite(A.values[p]));
     }
   }

@@ -1,0 +1,193 @@
+// codelets/cpu/powerflow/pf_kernels.cpp — see pf_kernels.hpp.
+#include "cpu/powerflow/pf_kernels.hpp"
+
+#include <cmath>
+
+#include "stardiff/forward/dual.hpp"
+
+namespace stardiff::cpu {
+namespace {
+
+// I_i = sum_j Y_ij V_j (row i of Ybus times V).
+inline void row_current(const PfView& v, const double* V, std::int32_t i, double& ir, double& ii) {
+  double sr = 0.0, si = 0.0;
+  for (std::int32_t e = v.row_ptr[i]; e < v.row_ptr[i + 1]; ++e) {
+    const double yr = v.y[2 * e], yi = v.y[2 * e + 1];
+    const std::int32_t j = v.col_idx[e];
+    const double vr = V[2 * j], vi = V[2 * j + 1];
+    sr += yr * vr - yi * vi;
+    si += yr * vi + yi * vr;
+  }
+  ir = sr;
+  ii = si;
+}
+
+}  // namespace
+
+double pf_mismatch_cpu(const PfView& v, const double* V, double* F, std::int32_t k0, std::int32_t k1) {
+  const std::int32_t npvpq = v.npvpq();
+  double mx = 0.0;
+  bool nan = false;
+  for (std::int32_t k = k0; k < k1; ++k) {
+    const std::int32_t i = v.pvpq(k);
+    double ir, ii;
+    row_current(v, V, i, ir, ii);
+    const double vr = V[2 * i], vi = V[2 * i + 1];
+    // S = V conj(I)
+    const double p = vr * ir + vi * ii - v.sbus[2 * i];
+    const double q = vi * ir - vr * ii - v.sbus[2 * i + 1];
+    F[k] = p;
+    nan |= std::isnan(p);
+    mx = std::fmax(mx, std::fabs(p));
+    if (k >= v.npv) {
+      F[npvpq + k - v.npv] = q;
+      nan |= std::isnan(q);
+      mx = std::fmax(mx, std::fabs(q));
+    }
+  }
+  return nan ? std::nan("") : mx;
+}
+
+void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J,
+                              std::int32_t k0, std::int32_t k1) {
+  for (std::int32_t k = k0; k < k1; ++k) {
+    const std::int32_t i = v.pvpq(k);
+    double ir, ii;
+    row_current(v, V, i, ir, ii);
+    const double vr = V[2 * i], vi = V[2 * i + 1];
+    // s = V_i conj(I_i)
+    const double sr = vr * ir + vi * ii, si = vi * ir - vr * ii;
+    for (std::int32_t e = v.row_ptr[i]; e < v.row_ptr[i + 1]; ++e) {
+      const std::int32_t j = v.col_idx[e];
+      const double yr = v.y[2 * e], yi = v.y[2 * e + 1];
+      const double wr = V[2 * j], wi = V[2 * j + 1];
+      // t = Y_ij V_j, a = V_i conj(t)
+      const double tr = yr * wr - yi * wi, ti = yr * wi + yi * wr;
+      double ar = vr * tr + vi * ti, ai = vi * tr - vr * ti;
+      const double vmj = std::sqrt(wr * wr + wi * wi);
+      // dS/dVa_j = -j a (+ j s on the diagonal); dS/dVm_j = a / |V_j| (+ s / |V_i|)
+      double pva = ai, qva = -ar, pvm = ar / vmj, qvm = ai / vmj;
+      if (j == i) {
+        pva -= si;
+        qva += sr;
+        pvm += sr / vmj;
+        qvm += si / vmj;
+      }
+      if (m.p_va[e] >= 0) J[m.p_va[e]] = pva;
+      if (m.p_vm[e] >= 0) J[m.p_vm[e]] = pvm;
+      if (m.q_va[e] >= 0) J[m.q_va[e]] = qva;
+      if (m.q_vm[e] >= 0) J[m.q_vm[e]] = qvm;
+    }
+  }
+}
+
+namespace {
+
+template <int N>
+void ad_rows(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0, std::int32_t k1,
+             std::int32_t c0) {
+  using D = forward::Dual<N>;
+  const std::int32_t npvpq = v.npvpq();
+  auto slot = [c0](std::int32_t c) { return static_cast<unsigned>(c - c0) < unsigned(N) ? c - c0 : -1; };
+  for (std::int32_t k = k0; k < k1; ++k) {
+    const std::int32_t i = v.pvpq(k);
+    // Current I_i = sum_j Y_ij V_j on duals. The seeded V_j carries only two partials (its Va
+    // and Vm colours), so Y_ij V_j contributes to those two slots alone.
+    D ir, ii;
+    for (std::int32_t e = v.row_ptr[i]; e < v.row_ptr[i + 1]; ++e) {
+      const std::int32_t j = v.col_idx[e];
+      const double yr = v.y[2 * e], yi = v.y[2 * e + 1];
+      const double wr = V[2 * j], wi = V[2 * j + 1];
+      const double tr = yr * wr - yi * wi, ti = yr * wi + yi * wr;
+      ir.v += tr;
+      ii.v += ti;
+      const std::int32_t sa = m.bus_color_va[j] >= 0 ? slot(m.bus_color_va[j]) : -1;
+      if (sa >= 0) {  // d(V_j)/d(Va_j) = j V_j
+        ir.d[sa] -= ti;
+        ii.d[sa] += tr;
+      }
+      const std::int32_t sm = m.bus_color_vm[j] >= 0 ? slot(m.bus_color_vm[j]) : -1;
+      if (sm >= 0) {  // d(V_j)/d(Vm_j) = V_j / |V_j|
+        const double inv = 1.0 / std::sqrt(wr * wr + wi * wi);
+        ir.d[sm] += tr * inv;
+        ii.d[sm] += ti * inv;
+      }
+    }
+    // Seeded V_i (value and its two partials), then S_i = V_i conj(I_i) on duals.
+    const double wr = V[2 * i], wi = V[2 * i + 1];
+    D vr(wr), vi(wi);
+    if (std::int32_t s = m.bus_color_va[i] >= 0 ? slot(m.bus_color_va[i]) : -1; s >= 0) {
+      vr.d[s] = -wi;
+      vi.d[s] = wr;
+    }
+    if (std::int32_t s = m.bus_color_vm[i] >= 0 ? slot(m.bus_color_vm[i]) : -1; s >= 0) {
+      const double inv = 1.0 / std::sqrt(wr * wr + wi * wi);
+      vr.d[s] = wr * inv;
+      vi.d[s] = wi * inv;
+    }
+    const D p = vr * ir + vi * ii;
+    // Decompress row P_i: entry (P_i, col) = dP/d(colour of col).
+    for (std::int32_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e)
+      if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J[e] = p.d[s];
+    if (k >= v.npv) {
+      const D q = vi * ir - vr * ii;
+      const std::int32_t r = npvpq + k - v.npv;
+      for (std::int32_t e = m.row_ptr[r]; e < m.row_ptr[r + 1]; ++e)
+        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J[e] = q.d[s];
+    }
+  }
+}
+
+template <int N>
+void ad_all(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0, std::int32_t k1) {
+  for (std::int32_t c0 = 0; c0 < m.num_colors; c0 += N) ad_rows<N>(v, m, V, J, k0, k1, c0);
+}
+
+}  // namespace
+
+int pf_ad_chunk(std::int32_t nc) {
+  if (nc <= 8) return 8;
+  if (nc <= 16) return 16;
+  if (nc <= 24) return 24;
+  if (nc <= 32) return 32;
+  if (nc <= 48) return 48;
+  if (nc <= 64) return 64;
+  if (nc <= 88) return 88;
+  return 128;
+}
+
+void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0,
+                        std::int32_t k1) {
+  switch (pf_ad_chunk(m.num_colors)) {
+    case 8: return ad_all<8>(v, m, V, J, k0, k1);
+    case 16: return ad_all<16>(v, m, V, J, k0, k1);
+    case 24: return ad_all<24>(v, m, V, J, k0, k1);
+    case 32: return ad_all<32>(v, m, V, J, k0, k1);
+    case 48: return ad_all<48>(v, m, V, J, k0, k1);
+    case 64: return ad_all<64>(v, m, V, J, k0, k1);
+    case 88: return ad_all<88>(v, m, V, J, k0, k1);
+    default: return ad_all<128>(v, m, V, J, k0, k1);
+  }
+}
+
+void pf_voltage_cpu(std::int32_t n, const double* va, const double* vm, double* V) {
+  for (std::int32_t i = 0; i < n; ++i) {
+    V[2 * i] = vm[i] * std::cos(va[i]);
+    V[2 * i + 1] = vm[i] * std::sin(va[i]);
+  }
+}
+
+void pf_update_cpu(const PfView& v, const double* dx, double* va, double* vm, double* V) {
+  const std::int32_t npvpq = v.npvpq();
+  for (std::int32_t k = 0; k < npvpq; ++k) va[v.pvpq(k)] -= dx[k];
+  for (std::int32_t k = 0; k < v.npq; ++k) vm[v.pq[k]] -= dx[npvpq + k];
+  for (std::int32_t i = 0; i < v.n; ++i) {
+    const double re = vm[i] * std::cos(va[i]), im = vm[i] * std::sin(va[i]);
+    V[2 * i] = re;
+    V[2 * i + 1] = im;
+    vm[i] = std::sqrt(re * re + im * im);  // |V| (std::abs would use hypot: same to rounding)
+    va[i] = std::atan2(im, re);
+  }
+}
+
+}  // namespace stardiff::cpu
