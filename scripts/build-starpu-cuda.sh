@@ -55,7 +55,7 @@ if ! apt-cache showsrc starpu 2>/dev/null | grep -q '^Package: starpu$'; then
     sed -E 's/^Types:.*/Types: deb-src/' "$f" >>"$tmp_list"
     echo >>"$tmp_list"
   done
-  one_line="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+  one_line="$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true; } \
     | sed -nE 's/^[[:space:]]*deb[[:space:]]+/deb-src /p')"
   if [ -n "$one_line" ]; then  # one-line entries, rewritten as deb822 stanzas
     while read -r _ rest; do
@@ -109,8 +109,8 @@ perl -pi -e 's{^\s*#\s*include\s*<cublas\.h>\s*\n}{}' \
 #     worker already carry the stream, and the legacy cublasSetKernelStream becomes
 #     cublasSetStream on the worker's v2 handle.
 perl -0pi -e '
-  s/cublasStatus\s+(\w+)\s*=\s*cublasInit\s*\(\s*\)\s*;\s*if\s*\(\s*STARPU_UNLIKELY\s*\(\s*\1\s*\)\s*\)\s*STARPU_CUBLAS_REPORT_ERROR\s*\(\s*\1\s*\)\s*;/\/* legacy cublasInit dropped (CUDA 13) *\//g;
-  s/cublasShutdown\s*\(\s*\)\s*;/; \/* legacy cublasShutdown dropped (CUDA 13) *\//g;
+  s/cublasStatus\s+(\w+)\s*=\s*cublasInit\s*\(\s*\)\s*;\s*if\s*\(\s*STARPU_UNLIKELY\s*\(\s*\1\s*\)\s*\)\s*STARPU_CUBLAS_REPORT_ERROR\s*\(\s*\1\s*\)\s*;/\/* legacy CUBLAS init dropped for CUDA 13 *\//g;
+  s/cublasShutdown\s*\(\s*\)\s*;/; \/* legacy CUBLAS shutdown dropped for CUDA 13 *\//g;
   s/cublasSetKernelStream\s*\(\s*starpu_cuda_get_local_stream\s*\(\s*\)\s*\)\s*;/cublasSetStream(starpu_cublas_get_local_handle(), starpu_cuda_get_local_stream());/g;
 ' src/drivers/cuda/starpu_cublas.c
 if grep -nE 'computeMode|cublasInit|cublasShutdown|cublasSetKernelStream|<cublas\.h>' \

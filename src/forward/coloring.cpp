@@ -15,25 +15,20 @@
 namespace stardiff::forward {
 
 void validate_pattern(const SparsityPattern& p, const std::string& what) {
-  require(p.n_rows >= 0 && p.n_cols >= 0,
-          what + ": negative dimensions " + std::to_string(p.n_rows) + " x " + std::to_string(p.n_cols));
-  require(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1,
-          what + ": col_ptr has " + std::to_string(p.col_ptr.size()) + " entries, expected n_cols + 1 = " +
+  if (!(p.n_rows >= 0 && p.n_cols >= 0)) throw Error(what + ": negative dimensions " + std::to_string(p.n_rows) + " x " + std::to_string(p.n_cols));
+  if (!(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1)) throw Error(what + ": col_ptr has " + std::to_string(p.col_ptr.size()) + " entries, expected n_cols + 1 = " +
               std::to_string(std::size_t(p.n_cols) + 1));
-  require(p.col_ptr[0] == 0, what + ": col_ptr[0] = " + std::to_string(p.col_ptr[0]) + ", expected 0");
+  if (!(p.col_ptr[0] == 0)) throw Error(what + ": col_ptr[0] = " + std::to_string(p.col_ptr[0]) + ", expected 0");
   for (std::int32_t j = 0; j < p.n_cols; ++j)
-    require(p.col_ptr[j + 1] >= p.col_ptr[j],
-            what + ": col_ptr decreases at column " + std::to_string(j));
-  require(p.row_idx.size() == static_cast<std::size_t>(p.col_ptr.back()),
-          what + ": row_idx has " + std::to_string(p.row_idx.size()) + " entries, col_ptr[n_cols] = " +
+    if (!(p.col_ptr[j + 1] >= p.col_ptr[j])) throw Error(what + ": col_ptr decreases at column " + std::to_string(j));
+  if (!(p.row_idx.size() == static_cast<std::size_t>(p.col_ptr.back()))) throw Error(what + ": row_idx has " + std::to_string(p.row_idx.size()) + " entries, col_ptr[n_cols] = " +
               std::to_string(p.col_ptr.back()));
   for (std::int32_t j = 0; j < p.n_cols; ++j) {
     for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
       const std::int32_t i = p.row_idx[e];
-      require(i >= 0 && i < p.n_rows, what + ": row index " + std::to_string(i) + " in column " +
+      if (!(i >= 0 && i < p.n_rows)) throw Error(what + ": row index " + std::to_string(i) + " in column " +
                                           std::to_string(j) + " is outside [0, " + std::to_string(p.n_rows) + ")");
-      require(e == p.col_ptr[j] || p.row_idx[e - 1] < i,
-              what + ": rows of column " + std::to_string(j) + " are not strictly increasing (row " +
+      if (!(e == p.col_ptr[j] || p.row_idx[e - 1] < i)) throw Error(what + ": rows of column " + std::to_string(j) + " are not strictly increasing (row " +
                   std::to_string(i) + ")");
     }
   }
@@ -41,17 +36,17 @@ void validate_pattern(const SparsityPattern& p, const std::string& what) {
 
 SparsityPattern pattern_from_coo(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
                                  const std::vector<std::int32_t>& cols) {
-  require(n_rows >= 0 && n_cols >= 0, "pattern_from_coo: negative dimensions");
-  require(rows.size() == cols.size(), "pattern_from_coo: rows has " + std::to_string(rows.size()) +
+  if (!(n_rows >= 0 && n_cols >= 0)) throw Error("pattern_from_coo: negative dimensions");
+  if (!(rows.size() == cols.size())) throw Error("pattern_from_coo: rows has " + std::to_string(rows.size()) +
                                           " entries, cols " + std::to_string(cols.size()));
   SparsityPattern p;
   p.n_rows = n_rows;
   p.n_cols = n_cols;
   p.col_ptr.assign(n_cols + 1, 0);
   for (std::size_t e = 0; e < rows.size(); ++e) {
-    require(rows[e] >= 0 && rows[e] < n_rows, "pattern_from_coo: entry " + std::to_string(e) + " has row " +
+    if (!(rows[e] >= 0 && rows[e] < n_rows)) throw Error("pattern_from_coo: entry " + std::to_string(e) + " has row " +
                                                   std::to_string(rows[e]) + " outside [0, " + std::to_string(n_rows) + ")");
-    require(cols[e] >= 0 && cols[e] < n_cols, "pattern_from_coo: entry " + std::to_string(e) + " has column " +
+    if (!(cols[e] >= 0 && cols[e] < n_cols)) throw Error("pattern_from_coo: entry " + std::to_string(e) + " has column " +
                                                   std::to_string(cols[e]) + " outside [0, " + std::to_string(n_cols) + ")");
     ++p.col_ptr[cols[e] + 1];
   }
@@ -321,13 +316,11 @@ bool is_valid_coloring(const SparsityPattern& p, const Coloring& c) {
 }
 
 std::vector<double> seed_matrix(const SparsityPattern& p, const Coloring& c) {
-  require(c.color.size() == static_cast<std::size_t>(p.n_cols),
-          "seed_matrix: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
+  if (!(c.color.size() == static_cast<std::size_t>(p.n_cols))) throw Error("seed_matrix: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
               std::to_string(p.n_cols));
   std::vector<double> s(static_cast<std::size_t>(p.n_cols) * c.num_colors, 0.0);
   for (std::int32_t j = 0; j < p.n_cols; ++j) {
-    require(c.color[j] >= 0 && c.color[j] < c.num_colors,
-            "seed_matrix: colour " + std::to_string(c.color[j]) + " of column " + std::to_string(j) +
+    if (!(c.color[j] >= 0 && c.color[j] < c.num_colors)) throw Error("seed_matrix: colour " + std::to_string(c.color[j]) + " of column " + std::to_string(j) +
                 " outside [0, " + std::to_string(c.num_colors) + ")");
     s[static_cast<std::size_t>(j) * c.num_colors + c.color[j]] = 1.0;
   }
@@ -335,14 +328,13 @@ std::vector<double> seed_matrix(const SparsityPattern& p, const Coloring& c) {
 }
 
 void decompress(const SparsityPattern& p, const Coloring& c, const double* compressed, double* csc_values) {
-  require(c.color.size() == static_cast<std::size_t>(p.n_cols),
-          "decompress: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
+  if (!(c.color.size() == static_cast<std::size_t>(p.n_cols))) throw Error("decompress: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
               std::to_string(p.n_cols));
-  require(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1, "decompress: malformed pattern (col_ptr size)");
+  if (!(p.col_ptr.size() == static_cast<std::size_t>(p.n_cols) + 1)) throw Error("decompress: malformed pattern (col_ptr size)");
   const std::size_t nc = static_cast<std::size_t>(c.num_colors);
   for (std::int32_t j = 0; j < p.n_cols; ++j) {
     const std::int32_t k = c.color[j];
-    require(k >= 0 && k < c.num_colors, "decompress: colour " + std::to_string(k) + " of column " +
+    if (!(k >= 0 && k < c.num_colors)) throw Error("decompress: colour " + std::to_string(k) + " of column " +
                                             std::to_string(j) + " outside [0, " + std::to_string(c.num_colors) + ")");
     for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e)
       csc_values[e] = compressed[static_cast<std::size_t>(p.row_idx[e]) * nc + k];

@@ -1,4 +1,4 @@
-// src/forward/jacobian_plan.cpp — the chunked evaluation plan of SparseJacobian
+// src/forward/jacobian_plan.cpp — the evaluation plans (Colored, RowLocal) of SparseJacobian
 // (contract in include/stardiff/forward/sparse_jacobian.hpp).
 //
 // Rows are cut into contiguous blocks of about equal estimated cost (chunks touched ×
@@ -16,16 +16,90 @@
 
 namespace stardiff::forward {
 
+namespace {
+// Contiguous row blocks of about equal cost: bounds[b] .. bounds[b + 1].
+std::vector<std::int32_t> split_rows(const std::vector<double>& cost, std::int32_t nb) {
+  const std::int32_t nrows = static_cast<std::int32_t>(cost.size());
+  nb = std::max<std::int32_t>(1, std::min(nb, nrows));
+  double total = 0;
+  for (double x : cost) total += x;
+  std::vector<std::int32_t> bounds{0};
+  double acc = 0;
+  std::int32_t next = 1;
+  for (std::int32_t i = 0; i < nrows && next < nb; ++i) {
+    acc += cost[i];
+    // leave at least one row for each remaining block
+    if (acc >= total * next / nb && i + 1 <= nrows - (nb - next)) {
+      bounds.push_back(i + 1);
+      ++next;
+    }
+  }
+  while (static_cast<std::int32_t>(bounds.size()) < nb) bounds.push_back(bounds.back() + 1);
+  bounds.push_back(nrows);
+  return bounds;
+}
+
+std::int32_t auto_blocks(const SparsityPattern& p, int row_blocks) {
+  return row_blocks > 0 ? row_blocks : std::clamp<std::int32_t>((p.nnz() + 16383) / 16384, 1, 16);
+}
+}  // namespace
+
+JacobianPlan make_row_local_plan(const SparsityPattern& p, int width, int row_blocks) {
+  validate_pattern(p, "make_row_local_plan pattern");
+  if (!(width >= 1)) throw Error("make_row_local_plan: width " + std::to_string(width) + " < 1");
+  if (!(row_blocks >= 0)) throw Error("make_row_local_plan: row_blocks " + std::to_string(row_blocks) + " < 0");
+  JacobianPlan plan;
+  plan.mode = JacobianMode::RowLocal;
+  plan.n_rows = p.n_rows;
+  plan.n_cols = p.n_cols;
+  plan.nnz = p.nnz();
+  plan.width = width;
+  const std::int32_t nrows = p.n_rows;
+  if (nrows == 0) return plan;
+  std::vector<std::int32_t> rptr(nrows + 1, 0), col(p.nnz()), pos(p.nnz());
+  for (std::int32_t e = 0; e < p.nnz(); ++e) ++rptr[p.row_idx[e] + 1];
+  for (std::int32_t i = 0; i < nrows; ++i) rptr[i + 1] += rptr[i];
+  {
+    std::vector<std::int32_t> fill(rptr.begin(), rptr.end() - 1);
+    for (std::int32_t j = 0; j < p.n_cols; ++j)
+      for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
+        const std::int32_t f = fill[p.row_idx[e]]++;
+        col[f] = j;
+        pos[f] = e;
+      }
+  }
+  std::vector<double> cost(nrows);
+  for (std::int32_t i = 0; i < nrows; ++i) {
+    const std::int32_t nz = rptr[i + 1] - rptr[i], passes = std::max<std::int32_t>(1, (nz + width - 1) / width);
+    cost[i] = double(passes) * double(nz + 2);
+    plan.evaluated_rows += passes;
+    plan.num_chunks = std::max(plan.num_chunks, passes);
+  }
+  const auto bounds = split_rows(cost, auto_blocks(p, row_blocks));
+  const std::int32_t nb = static_cast<std::int32_t>(bounds.size()) - 1;
+  plan.blocks.resize(nb);
+  for (std::int32_t b = 0; b < nb; ++b) {
+    auto& B = plan.blocks[b];
+    B.row_begin = bounds[b];
+    B.row_end = bounds[b + 1];
+    const std::int32_t e0 = rptr[B.row_begin], e1 = rptr[B.row_end];
+    B.row_ptr.resize(B.row_end - B.row_begin + 1);
+    for (std::int32_t i = B.row_begin; i <= B.row_end; ++i) B.row_ptr[i - B.row_begin] = rptr[i] - e0;
+    B.col.assign(col.begin() + e0, col.begin() + e1);
+    B.csc_pos.assign(pos.begin() + e0, pos.begin() + e1);
+    B.out_size = e1 - e0;
+  }
+  return plan;
+}
+
 JacobianPlan make_jacobian_plan(const SparsityPattern& p, const Coloring& c, int width, int row_blocks) {
   validate_pattern(p, "make_jacobian_plan pattern");
-  require(width >= 1, "make_jacobian_plan: width " + std::to_string(width) + " < 1");
-  require(row_blocks >= 0, "make_jacobian_plan: row_blocks " + std::to_string(row_blocks) + " < 0");
-  require(c.color.size() == static_cast<std::size_t>(p.n_cols),
-          "make_jacobian_plan: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
+  if (!(width >= 1)) throw Error("make_jacobian_plan: width " + std::to_string(width) + " < 1");
+  if (!(row_blocks >= 0)) throw Error("make_jacobian_plan: row_blocks " + std::to_string(row_blocks) + " < 0");
+  if (!(c.color.size() == static_cast<std::size_t>(p.n_cols))) throw Error("make_jacobian_plan: colouring has " + std::to_string(c.color.size()) + " columns, the pattern " +
               std::to_string(p.n_cols));
   for (std::int32_t j = 0; j < p.n_cols; ++j)
-    require(c.color[j] >= 0 && c.color[j] < c.num_colors,
-            "make_jacobian_plan: colour of column " + std::to_string(j) + " outside [0, num_colors)");
+    if (!(c.color[j] >= 0 && c.color[j] < c.num_colors)) throw Error("make_jacobian_plan: colour of column " + std::to_string(j) + " outside [0, num_colors)");
 
   JacobianPlan plan;
   plan.n_rows = p.n_rows;
@@ -63,27 +137,8 @@ JacobianPlan make_jacobian_plan(const SparsityPattern& p, const Coloring& c, int
     cost[i] = double(std::max<std::int32_t>(touched, 1)) * double(rptr[i + 1] - rptr[i] + 2);
   }
 
-  // Contiguous blocks of about equal cost.
-  std::int32_t nb = row_blocks > 0 ? row_blocks
-                                   : std::clamp<std::int32_t>((p.nnz() + 16383) / 16384, 1, 16);
-  nb = std::min(nb, nrows);
-  double total = 0;
-  for (double x : cost) total += x;
-  std::vector<std::int32_t> bounds{0};
-  {
-    double acc = 0;
-    std::int32_t next = 1;
-    for (std::int32_t i = 0; i < nrows && next < nb; ++i) {
-      acc += cost[i];
-      // leave at least one row for each remaining block
-      if (acc >= total * next / nb && i + 1 <= nrows - (nb - next)) {
-        bounds.push_back(i + 1);
-        ++next;
-      }
-    }
-    while (static_cast<std::int32_t>(bounds.size()) < nb) bounds.push_back(bounds.back() + 1);
-    bounds.push_back(nrows);
-  }
+  const auto bounds = split_rows(cost, auto_blocks(p, row_blocks));
+  const std::int32_t nb = static_cast<std::int32_t>(bounds.size()) - 1;
 
   std::vector<std::int32_t> seed_mark(p.n_cols, -1), cursor(nrows);
   std::int32_t stamp = 0;

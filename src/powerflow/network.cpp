@@ -43,24 +43,41 @@ Network make_network(const Case& c) {
     t.push_back({to, f, ytf});
     t.push_back({to, to, ytt});
   }
-  // CSC: sort by (col, row), sum duplicates in triplet order (deterministic).
+  // CSC: bucket by column (stable counting sort), order each column by row (stable insertion
+  // sort: columns are short), sum duplicates in triplet order (deterministic).
+  std::vector<std::int32_t> cnt(n + 1, 0);
+  for (const T& e : t) ++cnt[e.c + 1];
+  for (int j = 0; j < n; ++j) cnt[j + 1] += cnt[j];
   std::vector<std::int32_t> order(t.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return t[a].c != t[b].c ? t[a].c < t[b].c : t[a].r < t[b].r;
-  });
-  net.col_ptr.assign(n + 1, 0);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const T& e = t[order[k]];
-    if (k > 0 && t[order[k - 1]].r == e.r && t[order[k - 1]].c == e.c) {
-      net.y.back() += e.v;
-      continue;
-    }
-    net.row_idx.push_back(e.r);
-    net.y.push_back(e.v);
-    ++net.col_ptr[e.c + 1];
+  {
+    std::vector<std::int32_t> next(cnt.begin(), cnt.end() - 1);
+    for (std::size_t k = 0; k < t.size(); ++k) order[next[t[k].c]++] = static_cast<std::int32_t>(k);
   }
-  for (int j = 0; j < n; ++j) net.col_ptr[j + 1] += net.col_ptr[j];
+  for (int j = 0; j < n; ++j)
+    for (std::int32_t a = cnt[j] + 1; a < cnt[j + 1]; ++a) {
+      const std::int32_t key = order[a];
+      std::int32_t b = a - 1;
+      while (b >= cnt[j] && t[order[b]].r > t[key].r) {
+        order[b + 1] = order[b];
+        --b;
+      }
+      order[b + 1] = key;
+    }
+  net.col_ptr.assign(n + 1, 0);
+  net.row_idx.reserve(t.size());
+  net.y.reserve(t.size());
+  for (int j = 0; j < n; ++j) {
+    for (std::int32_t a = cnt[j]; a < cnt[j + 1]; ++a) {
+      const T& e = t[order[a]];
+      if (a > cnt[j] && t[order[a - 1]].r == e.r) {
+        net.y.back() += e.v;
+        continue;
+      }
+      net.row_idx.push_back(e.r);
+      net.y.push_back(e.v);
+    }
+    net.col_ptr[j + 1] = static_cast<std::int32_t>(net.row_idx.size());
+  }
   // CSR by transposition (rows of CSR come out sorted).
   const std::int32_t nnz = net.nnz();
   net.row_ptr.assign(n + 1, 0);

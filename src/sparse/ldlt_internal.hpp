@@ -71,6 +71,7 @@ struct NodeCb {
 struct NodeStats {
   std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, delayed = 0, static_pivots = 0;
   double flops = 0;
+  double min_pivot = 0, max_pivot = 0;  // over |eigenvalues| of this node's D blocks
 };
 
 struct NumericCtx {

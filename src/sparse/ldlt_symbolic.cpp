@@ -8,9 +8,13 @@
 // (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
 // task plan (small subtrees grouped into one task). Deterministic for a given input.
 #include <amd.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <metis.h>
 
 #include <algorithm>
+#include <future>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -128,12 +132,18 @@ std::int64_t nnz_for(int n, const std::vector<int>& p, const std::vector<int>& i
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
-std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
+std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr) {
   std::vector<int> perm(n);
+  if (lnz) *lnz = -1;
+  if (p[n] == 0) {  // no off-diagonal entries: any order is exact
+    std::iota(perm.begin(), perm.end(), 0);
+    return perm;
+  }
   double control[AMD_CONTROL], info[AMD_INFO];
   amd_defaults(control);
   int st = amd_order(n, p.data(), idx.data(), perm.data(), control, info);
   if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) throw Error("Ldlt::analyze: amd_order failed (status " + std::to_string(st) + ")");
+  if (lnz) *lnz = std::int64_t(info[AMD_LNZ]) + n;  // strictly lower count + diagonal
   return perm;
 }
 
@@ -183,6 +193,14 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 }
 
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
+  static const bool tim = std::getenv("STARDIFF_LDLT_TIMING") != nullptr;
+  auto tp = std::chrono::steady_clock::now();
+  auto mark_t = [&](const char* what) {
+    if (!tim) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "analyze %-12s %.3f s\n", what, std::chrono::duration<double>(now - tp).count());
+    tp = now;
+  };
   check_matrix(A);
   const int n = A.n_cols;
   S = Symbolic{};
@@ -192,6 +210,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   std::vector<int> p, idx;
   full_pattern(A, p, idx);
 
+  mark_t("pattern");
   // ---- ordering ----
   std::vector<int> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
@@ -223,19 +242,30 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
+      // Nested dissection pays off only on larger graphs: there METIS runs on a second
+      // thread while AMD runs here, and the ordering with the smaller nnz(L) wins.
       S.ordering = Ordering::Amd;
-      if (n > 0) perm = amd_perm(n, p, idx);
-      if (n >= 2000) {  // nested dissection pays off only on larger graphs; try both
-        auto pm = metis_perm(n, p, idx);
-        if (nnz_for(n, p, idx, pm) < nnz_for(n, p, idx, perm)) {
+      if (n >= 2000 && p[n] > 0) {
+        auto fut = std::async(std::launch::async, [&] {
+          auto pm = metis_perm(n, p, idx);
+          std::int64_t lnz = nnz_for(n, p, idx, pm);
+          return std::make_pair(std::move(pm), lnz);
+        });
+        std::int64_t lnz_amd = 0;
+        perm = amd_perm(n, p, idx, &lnz_amd);
+        auto [pm, lnz_metis] = fut.get();
+        if (lnz_metis < lnz_amd) {
           perm = std::move(pm);
           S.ordering = Ordering::Metis;
         }
+      } else if (n > 0) {
+        perm = amd_perm(n, p, idx);
       }
       break;
     }
   }
 
+  mark_t("ordering");
   // ---- etree, postorder, final numbering ----
   std::vector<int> iperm(n), cp, ci, parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
@@ -254,6 +284,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.perm = perm;
   S.iperm = iperm;
 
+  mark_t("etree+counts");
   // ---- fundamental supernodes ----
   std::vector<int> nchild(n, 0);
   for (int j = 0; j < n; ++j)
@@ -360,6 +391,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     S.row_ptr[s + 1] = std::int64_t(S.rows.size());
   }
 
+  mark_t("supernodes");
   // ---- counts ----
   S.sn_flops.assign(ns, 0);
   S.nnz_l = 0;
@@ -404,6 +436,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       }
   }
 
+  mark_t("amap");
   // ---- task plan ----
   S.task_lo.clear();
   S.task_hi.clear();
@@ -461,6 +494,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       }
     S.dep_ptr[t + 1] = int(S.dep_list.size());
   }
+  mark_t("plan");
 }
 
 }  // namespace stardiff::sparse::detail

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "test_sparse_reader_support.hpp"
@@ -42,6 +43,7 @@ std::string builtin_text(const char* symmetry) {
 TEST(SparseReaderFuzz, BuiltinSymmetricSurvivesMutations) {
   const std::string text = builtin_text("symmetric");
   FuzzStats st = fuzz_reader(text, "builtin.mtx", 3000, 12345);
+  std::printf("valid %d, errors %d\n", st.valid, st.errors);
   // The mutation mix must exercise both outcomes, or the test proves nothing.
   EXPECT_GT(st.valid, 100);
   EXPECT_GT(st.errors, 1000);
@@ -50,6 +52,7 @@ TEST(SparseReaderFuzz, BuiltinSymmetricSurvivesMutations) {
 TEST(SparseReaderFuzz, BuiltinGeneralSurvivesMutations) {
   const std::string text = builtin_text("general");
   FuzzStats st = fuzz_reader(text, "general.mtx", 2000, 777);
+  std::printf("valid %d, errors %d\n", st.valid, st.errors);
   EXPECT_GT(st.valid, 50);
   EXPECT_GT(st.errors, 500);
 }
@@ -59,6 +62,7 @@ TEST(SparseReaderFuzz, BuiltinPatternSurvivesMutations) {
   for (int j = 1; j <= 8; ++j) text += std::to_string(j) + " " + std::to_string(j) + "\n";
   for (int j = 1; j <= 6; ++j) text += std::to_string(j + 2) + " " + std::to_string(j) + "\n";
   FuzzStats st = fuzz_reader(text, "pattern.mtx", 1500, 99);
+  std::printf("valid %d, errors %d\n", st.valid, st.errors);
   EXPECT_GT(st.valid, 20);
   EXPECT_GT(st.errors, 300);
 }

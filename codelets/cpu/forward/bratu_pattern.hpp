@@ -7,7 +7,7 @@
 #include "cpu/forward/bratu_residual.hpp"
 #include "stardiff/forward/coloring.hpp"
 
-namespace stardiff::forward::testing {
+namespace stardiff::forward::test_problems {
 
 inline SparsityPattern bratu_pattern(std::int32_t nx, std::int32_t ny) {
   SparsityPattern p;
@@ -46,4 +46,4 @@ inline std::vector<double> bratu_jacobian(const BratuResidual& b, const Sparsity
   return v;
 }
 
-}  // namespace stardiff::forward::testing
+}  // namespace stardiff::forward::test_problems

@@ -11,7 +11,7 @@
 
 #include "stardiff/forward/row_range.hpp"
 
-namespace stardiff::forward::testing {
+namespace stardiff::forward::test_problems {
 
 struct BratuResidual {
   std::int32_t nx = 0, ny = 0;
@@ -36,4 +36,4 @@ struct BratuResidual {
   }
 };
 
-}  // namespace stardiff::forward::testing
+}  // namespace stardiff::forward::test_problems

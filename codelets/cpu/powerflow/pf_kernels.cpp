@@ -24,7 +24,7 @@ inline void row_current(const PfView& v, const double* V, std::int32_t i, double
 
 }  // namespace
 
-double pf_mismatch_cpu(const PfView& v, const double* V, double* F, std::int32_t k0, std::int32_t k1) {
+double pf_mismatch_cpu(const PfView& v, const double* V, PfOut F, std::int32_t k0, std::int32_t k1) {
   const std::int32_t npvpq = v.npvpq();
   double mx = 0.0;
   bool nan = false;
@@ -36,11 +36,11 @@ double pf_mismatch_cpu(const PfView& v, const double* V, double* F, std::int32_t
     // S = V conj(I)
     const double p = vr * ir + vi * ii - v.sbus[2 * i];
     const double q = vi * ir - vr * ii - v.sbus[2 * i + 1];
-    F[k] = p;
+    F.p[k - F.p_off] = p;
     nan |= std::isnan(p);
     mx = std::fmax(mx, std::fabs(p));
     if (k >= v.npv) {
-      F[npvpq + k - v.npv] = q;
+      F.q[npvpq + k - v.npv - F.q_off] = q;
       nan |= std::isnan(q);
       mx = std::fmax(mx, std::fabs(q));
     }
@@ -48,7 +48,7 @@ double pf_mismatch_cpu(const PfView& v, const double* V, double* F, std::int32_t
   return nan ? std::nan("") : mx;
 }
 
-void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J,
+void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J,
                               std::int32_t k0, std::int32_t k1) {
   for (std::int32_t k = k0; k < k1; ++k) {
     const std::int32_t i = v.pvpq(k);
@@ -73,10 +73,10 @@ void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* 
         pvm += sr / vmj;
         qvm += si / vmj;
       }
-      if (m.p_va[e] >= 0) J[m.p_va[e]] = pva;
-      if (m.p_vm[e] >= 0) J[m.p_vm[e]] = pvm;
-      if (m.q_va[e] >= 0) J[m.q_va[e]] = qva;
-      if (m.q_vm[e] >= 0) J[m.q_vm[e]] = qvm;
+      if (m.p_va[e] >= 0) J.p[m.p_va[e] - J.p_off] = pva;
+      if (m.p_vm[e] >= 0) J.p[m.p_vm[e] - J.p_off] = pvm;
+      if (m.q_va[e] >= 0) J.q[m.q_va[e] - J.q_off] = qva;
+      if (m.q_vm[e] >= 0) J.q[m.q_vm[e] - J.q_off] = qvm;
     }
   }
 }
@@ -84,7 +84,7 @@ void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* 
 namespace {
 
 template <int N>
-void ad_rows(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0, std::int32_t k1,
+void ad_rows(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0, std::int32_t k1,
              std::int32_t c0) {
   using D = forward::Dual<N>;
   const std::int32_t npvpq = v.npvpq();
@@ -113,33 +113,39 @@ void ad_rows(const PfView& v, const PfJacMap& m, const double* V, double* J, std
         ii.d[sm] += ti * inv;
       }
     }
-    // Seeded V_i (value and its two partials), then S_i = V_i conj(I_i) on duals.
+    // S_i = V_i conj(I_i) with the seeded V_i, whose tangent is non-zero only at its own two
+    // colours: p = Re(S) = vr*ir + vi*ii, q = Im(S) = vi*ir - vr*ii. The product rule splits
+    // into the dense part (V_i's value times I's partials: Dual times scalar) and the two
+    // sparse slots of dV_i times I's value.
     const double wr = V[2 * i], wi = V[2 * i + 1];
-    D vr(wr), vi(wi);
+    D p = wr * ir + wi * ii;
+    D q = wi * ir - wr * ii;
+    p.v = wr * ir.v + wi * ii.v;
+    q.v = wi * ir.v - wr * ii.v;
     if (std::int32_t s = m.bus_color_va[i] >= 0 ? slot(m.bus_color_va[i]) : -1; s >= 0) {
-      vr.d[s] = -wi;
-      vi.d[s] = wr;
+      // dV_i/dVa_i = j V_i: (dvr, dvi) = (-wi, wr)
+      p.d[s] += -wi * ir.v + wr * ii.v;
+      q.d[s] += wr * ir.v + wi * ii.v;
     }
     if (std::int32_t s = m.bus_color_vm[i] >= 0 ? slot(m.bus_color_vm[i]) : -1; s >= 0) {
+      // dV_i/dVm_i = V_i / |V_i|
       const double inv = 1.0 / std::sqrt(wr * wr + wi * wi);
-      vr.d[s] = wr * inv;
-      vi.d[s] = wi * inv;
+      p.d[s] += (wr * ir.v + wi * ii.v) * inv;
+      q.d[s] += (wi * ir.v - wr * ii.v) * inv;
     }
-    const D p = vr * ir + vi * ii;
     // Decompress row P_i: entry (P_i, col) = dP/d(colour of col).
     for (std::int32_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e)
-      if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J[e] = p.d[s];
+      if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.p[e - J.p_off] = p.d[s];
     if (k >= v.npv) {
-      const D q = vi * ir - vr * ii;
       const std::int32_t r = npvpq + k - v.npv;
       for (std::int32_t e = m.row_ptr[r]; e < m.row_ptr[r + 1]; ++e)
-        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J[e] = q.d[s];
+        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.q[e - J.q_off] = q.d[s];
     }
   }
 }
 
 template <int N>
-void ad_all(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0, std::int32_t k1) {
+void ad_all(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0, std::int32_t k1) {
   for (std::int32_t c0 = 0; c0 < m.num_colors; c0 += N) ad_rows<N>(v, m, V, J, k0, k1, c0);
 }
 
@@ -156,7 +162,7 @@ int pf_ad_chunk(std::int32_t nc) {
   return 128;
 }
 
-void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J, std::int32_t k0,
+void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0,
                         std::int32_t k1) {
   switch (pf_ad_chunk(m.num_colors)) {
     case 8: return ad_all<8>(v, m, V, J, k0, k1);

@@ -50,10 +50,19 @@ struct PfJacMap {
   std::int32_t num_colors = 0;
 };
 
-double pf_mismatch_cpu(const PfView& v, const double* V, double* F, std::int32_t k0, std::int32_t k1);
-void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J,
+// Where a block's outputs go: an entry of global index g (row of F, or CSR position of J)
+// belonging to a P row is written to p[g - p_off], to a Q row to q[g - q_off]. Whole-array
+// callers pass p = q = base and zero offsets.
+struct PfOut {
+  double* p = nullptr;
+  double* q = nullptr;
+  std::int32_t p_off = 0, q_off = 0;
+};
+
+double pf_mismatch_cpu(const PfView& v, const double* V, PfOut F, std::int32_t k0, std::int32_t k1);
+void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J,
                               std::int32_t k0, std::int32_t k1);
-void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, double* J,
+void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J,
                         std::int32_t k0, std::int32_t k1);
 // Partials per pass of pf_jacobian_ad_cpu for a given number of colours.
 int pf_ad_chunk(std::int32_t num_colors);

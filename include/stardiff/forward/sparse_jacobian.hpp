@@ -42,17 +42,28 @@
 
 namespace stardiff::forward {
 
+// Colored: chunks of W colours over the whole system (ExaPF's scheme, structurally zero
+//   chunks of a row skipped). RowLocal: each row alone, its own non-zeros seeded as
+//   partials 0.. (ceil(nnz(row)/W) passes per row): no colouring needed, fewest dual
+//   evaluations; valid under the same contract (row i reads x only on its pattern).
+enum class JacobianMode { Colored, RowLocal };
+
 struct JacobianOptions {
   ColorOrder order = ColorOrder::Best;  // used when no colouring is given
   std::int32_t row_blocks = 0;          // tasks per evaluation; 0: automatic
+  JacobianMode mode = JacobianMode::Colored;
 };
 
 // The evaluation plan of a pattern, a colouring and a chunk width (non-template part).
 struct JacobianPlan {
   std::int32_t n_rows = 0, n_cols = 0, nnz = 0, num_colors = 0, width = 0, num_chunks = 0;
+  JacobianMode mode = JacobianMode::Colored;
   struct Block {
     std::int32_t row_begin = 0, row_end = 0;
     std::int32_t out_size = 0;  // entries this block extracts (its non-zeros)
+    // RowLocal: row i's entries e in [row_ptr[i - row_begin], row_ptr[i - row_begin + 1])
+    // (CSR order): column col[e], out[e] is CSC value csc_pos[e].
+    std::vector<std::int32_t> row_ptr, col;
     // Chunk k: seed x[seed_col[s]] partial seed_p[s] for s in [seed_ptr[k], seed_ptr[k+1]),
     // evaluate the row runs runs[run_ptr[k] .. run_ptr[k+1]), then for each r in
     // [ext_row_ptr[k], ext_row_ptr[k+1]) copy partial ext_p[e] of f[ext_row[r]] into
@@ -70,35 +81,53 @@ struct JacobianPlan {
 // Builds the plan. width >= 1; row_blocks 0 picks about one block per 16k non-zeros (max 16).
 JacobianPlan make_jacobian_plan(const SparsityPattern& p, const Coloring& c, int width,
                                 int row_blocks);
+// The RowLocal plan (no colouring).
+JacobianPlan make_row_local_plan(const SparsityPattern& p, int width, int row_blocks);
 
 template <class F, int W = 8>
 class SparseJacobian {
  public:
   using Scalar = Dual<W, double>;
 
+  // Colored mode colours the pattern with opts.order here; RowLocal mode colours only
+  // when coloring() or compressed() is first called.
   SparseJacobian(SparsityPattern pattern, F residual, JacobianOptions opts = {})
-      : pattern_(std::move(pattern)), f_(std::move(residual)) {
+      : pattern_(std::move(pattern)), f_(std::move(residual)), order_(opts.order) {
     validate_pattern(pattern_, "SparseJacobian pattern");
-    coloring_ = color_columns(pattern_, opts.order);
-    plan_ = make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
+    if (opts.mode == JacobianMode::RowLocal) {
+      plan_ = make_row_local_plan(pattern_, W, opts.row_blocks);
+    } else {
+      coloring_ = color_columns(pattern_, opts.order);
+      has_coloring_ = true;
+      plan_ = make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
+    }
   }
   SparseJacobian(SparsityPattern pattern, Coloring coloring, F residual, JacobianOptions opts = {})
-      : pattern_(std::move(pattern)), coloring_(std::move(coloring)), f_(std::move(residual)) {
+      : pattern_(std::move(pattern)), coloring_(std::move(coloring)), f_(std::move(residual)), has_coloring_(true) {
     validate_pattern(pattern_, "SparseJacobian pattern");
     require(is_valid_coloring(pattern_, coloring_),
             "SparseJacobian: the given colouring is not a valid distance-2 colouring of the pattern");
-    plan_ = make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
+    plan_ = opts.mode == JacobianMode::RowLocal ? make_row_local_plan(pattern_, W, opts.row_blocks)
+                                                : make_jacobian_plan(pattern_, coloring_, W, opts.row_blocks);
   }
 
   const SparsityPattern& pattern() const { return pattern_; }
-  const Coloring& coloring() const { return coloring_; }
+  const Coloring& coloring() {
+    if (!has_coloring_) {
+      coloring_ = color_columns(pattern_, order_);
+      has_coloring_ = true;
+    }
+    return coloring_;
+  }
+  JacobianMode mode() const { return plan_.mode; }
   const JacobianPlan& plan() const { return plan_; }
   F& function() { return f_; }
   const F& function() const { return f_; }
   std::int32_t n_rows() const { return pattern_.n_rows; }
   std::int32_t n_cols() const { return pattern_.n_cols; }
   std::int32_t nnz() const { return pattern_.nnz(); }
-  std::int32_t num_colors() const { return coloring_.num_colors; }
+  std::int32_t num_colors() { return coloring().num_colors; }
+  // Colored: chunks of W colours; RowLocal: the most passes any row needs.
   std::int32_t num_chunks() const { return plan_.num_chunks; }
   std::size_t num_blocks() const { return plan_.blocks.size(); }
 
@@ -163,6 +192,7 @@ class SparseJacobian {
 
   // The compressed Jacobian B = J·S (n_rows x num_colors, row-major), from jacobian().
   void compressed(Executor& exec, std::span<const double> x, std::span<double> B) {
+    coloring();
     require(B.size() == static_cast<std::size_t>(n_rows()) * static_cast<std::size_t>(num_colors()),
             "SparseJacobian::compressed: B has " + std::to_string(B.size()) + " entries, expected n_rows*num_colors = " +
                 std::to_string(static_cast<std::size_t>(n_rows()) * num_colors()));
@@ -224,6 +254,14 @@ class SparseJacobian {
   void run_jacobian_block(int worker, std::int32_t b, const double* x, double* out, double* fblock) {
     const auto& B = plan_.blocks[b];
     Scratch& s = scratch(worker);
+    prepare(s, x);
+    if (plan_.mode == JacobianMode::RowLocal) run_row_local(s, B, out, fblock);
+    else run_colored(s, B, out, fblock);
+    s.valid = true;
+  }
+
+  // Scratch x holds the current x values with all partials zero (invalid while seeded).
+  void prepare(Scratch& s, const double* x) {
     const std::int32_t n = n_cols();
     if (!s.valid) {
       s.xd.assign(n, Scalar(0.0));
@@ -234,6 +272,31 @@ class SparseJacobian {
     }
     s.valid = false;  // until the seeds are cleared again
     s.generation = generation_;
+  }
+
+  void run_row_local(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
+    Scalar* xd = s.xd.data();
+    Scalar* fd = s.fd.data();
+    const std::int32_t* rp = B.row_ptr.data();
+    const std::int32_t* col = B.col.data();
+    for (std::int32_t i = B.row_begin; i < B.row_end; ++i) {
+      const std::int32_t e0 = rp[i - B.row_begin], e1 = rp[i - B.row_begin + 1];
+      std::int32_t e = e0;
+      do {
+        const std::int32_t en = std::min(e + W, e1);
+        for (std::int32_t q = e; q < en; ++q) xd[col[q]].d[q - e] = 1.0;
+        f_(RowRange{i, i + 1}, static_cast<const Scalar*>(xd), fd);
+        for (std::int32_t q = e; q < en; ++q) {
+          out[q] = fd[i].d[q - e];
+          xd[col[q]].d[q - e] = 0.0;
+        }
+        e = en;
+      } while (e < e1);
+      fblock[i - B.row_begin] = fd[i].v;
+    }
+  }
+
+  void run_colored(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
     Scalar* xd = s.xd.data();
     Scalar* fd = s.fd.data();
     for (std::int32_t k = 0; k < plan_.num_chunks; ++k) {
@@ -246,7 +309,6 @@ class SparseJacobian {
       for (std::int32_t q = B.seed_ptr[k]; q < B.seed_ptr[k + 1]; ++q) xd[B.seed_col[q]].d[B.seed_p[q]] = 0.0;
     }
     for (std::int32_t i = B.row_begin; i < B.row_end; ++i) fblock[i - B.row_begin] = fd[i].v;
-    s.valid = true;
   }
 
   void run_scatter(const BufferView* bufs, std::size_t nb) {
@@ -293,6 +355,8 @@ class SparseJacobian {
   SparsityPattern pattern_;
   Coloring coloring_;
   F f_;
+  ColorOrder order_ = ColorOrder::Best;
+  bool has_coloring_ = false;
   JacobianPlan plan_;
   std::vector<std::vector<double>> out_;
   std::vector<double> fbuf_;

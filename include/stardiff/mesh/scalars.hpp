@@ -11,7 +11,9 @@
 //    partials are added to the adjoint in tile order.
 //  * All handles are vectors of length 1 (so checkpoint copies use the tile codelets).
 #pragma once
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -34,6 +34,11 @@ struct LdltOptions {
   int max_refine = 10;                   // iterative refinement steps
   int nemin = 32;                        // relaxed amalgamation parameter
   double small_flops = 2e6;              // below this, one task factors everything
+  double subtree_flops = 0;              // subtrees below this are one task (0: auto)
+  int block_size = 128;                  // pivoting window / dense block size in fronts
+  double zero_pivot = 1e-11;             // |pivot| <= zero_pivot * max|S A S| is no pivot
+  int fgmres_restart = 30;               // FGMRES(m) when refinement stalls
+  int max_fgmres = 100;                  // total FGMRES iterations per right-hand side
 };
 
 struct AnalyzeInfo {
@@ -54,6 +59,9 @@ struct FactorInfo {
   bool singular = false;
   double gflops = 0;
   std::int64_t tasks = 0;
+  double flops = 0;        // flops actually performed (with delayed columns)
+  double factor_s = 0;     // wall-clock seconds of the numeric factorization
+  double min_pivot = 0, max_pivot = 0;  // smallest / largest |eigenvalue| of D (scaled matrix)
 };
 
 struct SolveInfo {
@@ -75,7 +83,14 @@ class Ldlt {
   // nrhs right-hand sides stored column by column (b.size() == n * nrhs).
   std::vector<double> solve(const std::vector<double>& b, int nrhs = 1, Executor* exec = nullptr);
   const AnalyzeInfo& analyze_info() const;
+  const FactorInfo& factor_info() const;
   const SolveInfo& solve_info() const;
+  const LdltOptions& options() const;
+  // FNV-1a hash of the factors' bits (L, D, pivot order): equal hashes across runs and
+  // executors show bitwise-reproducible factorizations.
+  std::uint64_t factor_hash() const;
+  // The elimination order analyze() chose (new -> old, postordered).
+  const std::vector<std::int32_t>& permutation() const;
 
   struct State;
 

@@ -1,0 +1,132 @@
+# apps/ldlt/tests.cmake — driver tests of stardiff-ldlt (included from tests/CMakeLists.txt).
+#
+# Contract: integration tests run the driver on the small matrices committed in
+# apps/ldlt/data (known inertia, a general-format file, a singular matrix) and on bad
+# input generated here (exit 2 with "file:line:" messages); data tests run it on
+# ../shared/data/matrices with the inertia documented in SOURCES.md. Each test is a
+# `cmake -P check_run.cmake` invocation checking the exit code and the JSON fields.
+if(TARGET stardiff-ldlt)
+  set(_ldlt_dir ${PROJECT_SOURCE_DIR}/apps/ldlt)
+  set(_ldlt_work ${CMAKE_CURRENT_BINARY_DIR}/ldlt_inputs)
+  file(MAKE_DIRECTORY ${_ldlt_work})
+
+  # stardiff_ldlt_test(NAME EXIT <regex> [DATA] ARGS a b ... [CHECKS c ...] [STDERR re] [FILE path re])
+  function(stardiff_ldlt_test name)
+    cmake_parse_arguments(T "DATA" "EXIT;STDERR" "ARGS;CHECKS;FILE" ${ARGN})
+    string(REPLACE ";" "|" cmd "$<TARGET_FILE:stardiff-ldlt>;${T_ARGS}")
+    string(REPLACE ";" "|" checks "${T_CHECKS}")
+    set(defs "-DCMD=${cmd}" "-DEXPECT_EXIT=${T_EXIT}")
+    if(T_CHECKS)
+      list(APPEND defs "-DCHECKS=${checks}")
+    endif()
+    if(T_STDERR)
+      list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
+    endif()
+    if(T_FILE)
+      string(REPLACE ";" "|" fr "${T_FILE}")
+      list(APPEND defs "-DFILE_REGEX=${fr}")
+    endif()
+    add_test(NAME ldlt_${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${_ldlt_dir}/check_run.cmake)
+    set(labels integration)
+    if(T_DATA)
+      set(labels "integration;data")
+    endif()
+    set_tests_properties(ldlt_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300)
+  endfunction()
+
+  set(_d ${_ldlt_dir}/data)
+  set(_ok "relres<1e-10" "singular=false" "status=solved")
+  # Known inertia on committed matrices, both executors.
+  foreach(ex starpu sequential)
+    stardiff_ldlt_test(kkt12_${ex} EXIT 0 ARGS ${_d}/kkt12.mtx --json --executor ${ex}
+      CHECKS n=12 nnz_l>0 inertia.pos=8 inertia.neg=4 inertia.zero=0 two_by_two>=0 static_pivots=0
+             tasks>=1 supernodes>=1 factor_s>=0 analyze_s>=0 solve_s>=0 gflops>=0 refine_iters>=0
+             error_vs_exact<1e-12 executor=${ex} ${_ok})
+    stardiff_ldlt_test(swap6_${ex} EXIT 0 ARGS ${_d}/swap6.mtx --json --executor ${ex}
+      CHECKS n=6 inertia.pos=3 inertia.neg=3 inertia.zero=0 two_by_two=3 ${_ok})
+  endforeach()
+  stardiff_ldlt_test(lap2d_general_amd EXIT 0 ARGS ${_d}/lap2d16_general.mtx --json --ordering amd --nrhs 3
+    CHECKS n=16 nrhs=3 ordering=amd inertia.pos=16 inertia.neg=0 two_by_two=0 delayed=0 error_vs_exact<1e-12 ${_ok})
+  stardiff_ldlt_test(lap2d_general_metis EXIT 0 ARGS ${_d}/lap2d16_general.mtx --json --ordering metis --refine 0
+    CHECKS ordering=metis inertia.pos=16 refine_iters=0 ${_ok})
+  stardiff_ldlt_test(neumann6_singular EXIT 1 ARGS ${_d}/neumann6.mtx --json
+    CHECKS singular=true status=singular inertia.pos=5 inertia.neg=0 inertia.zero=1 static_pivots>=1)
+  stardiff_ldlt_test(human_summary EXIT 0 ARGS ${_d}/kkt12.mtx --quiet
+    STDERR "^$")
+  stardiff_ldlt_test(help EXIT 0 ARGS --help)
+  stardiff_ldlt_test(dot EXIT 0 ARGS ${_d}/kkt12.mtx --json --dot ${_ldlt_work}/kkt12.dot
+    CHECKS tasks>=1 ${_ok} FILE ${_ldlt_work}/kkt12.dot "digraph")
+
+  # Right-hand sides from files.
+  file(WRITE ${_ldlt_work}/rhs12.txt "# b for kkt12\n1 2 3 4 5 6\n7 8 9 10 11 12\n")
+  file(WRITE ${_ldlt_work}/rhs12x2.mtx
+    "%%MatrixMarket matrix array real general\n% two columns\n12 2\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
+    "1\n0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n-1\n")
+  file(WRITE ${_ldlt_work}/rhs_short.txt "1 2 3\n")
+  file(WRITE ${_ldlt_work}/rhs_bad.txt "1 2 3 x 5 6 7 8 9 10 11 12\n")
+  stardiff_ldlt_test(rhs_text EXIT 0 ARGS ${_d}/kkt12.mtx --json --rhs ${_ldlt_work}/rhs12.txt CHECKS nrhs=1 ${_ok})
+  stardiff_ldlt_test(rhs_array EXIT 0 ARGS ${_d}/kkt12.mtx --json --rhs ${_ldlt_work}/rhs12x2.mtx CHECKS nrhs=2 ${_ok})
+  stardiff_ldlt_test(rhs_short EXIT 2 ARGS ${_d}/kkt12.mtx --rhs ${_ldlt_work}/rhs_short.txt
+    STDERR "rhs_short.txt:[0-9]+: 3 values are not a multiple of n = 12")
+  stardiff_ldlt_test(rhs_bad EXIT 2 ARGS ${_d}/kkt12.mtx --rhs ${_ldlt_work}/rhs_bad.txt
+    STDERR "rhs_bad.txt:1: bad number 'x'")
+  stardiff_ldlt_test(rhs_nrhs_mismatch EXIT 2 ARGS ${_d}/kkt12.mtx --nrhs 2 --rhs ${_ldlt_work}/rhs12.txt
+    STDERR "holds 1 right-hand sides")
+
+  # Bad input files: exit 2 with "file:line: what".
+  set(_h "%%MatrixMarket matrix coordinate real symmetric\n")
+  set(_bad_header "%%MatrixMarket matrix coordinate real\n2 2 1\n1 1 1\n")
+  set(_bad_count "${_h}3 3 3\n1 1 1\n2 2 1\n")
+  set(_bad_range "${_h}3 3 2\n1 1 1\n4 1 1\n")
+  set(_bad_nan "${_h}3 3 2\n1 1 1\n2 1 nan\n")
+  set(_bad_square "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 1 1\n")
+  set(_bad_unsym "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 1 1\n1 2 2\n")
+  set(_bad_empty "${_h}0 0 0\n")
+  set(_bad_garbage "${_h}2 2 2\n1 1 1\n2 2 1,5\n")
+  foreach(b header:1:.*symmetry count:5:.*end.of.file range:4:.*outside nan:4:.*non-finite square:2:.*not.square
+            unsym:4:.*not.symmetric empty:2:.*empty.matrix garbage:4:.*bad.value)
+    string(REGEX MATCH "^[a-z]+" bn "${b}")
+    string(REGEX REPLACE "^[a-z]+" "" re "${b}")
+    file(WRITE ${_ldlt_work}/bad_${bn}.mtx "${_bad_${bn}}")
+    stardiff_ldlt_test(bad_${bn} EXIT 2 ARGS ${_ldlt_work}/bad_${bn}.mtx --json
+      STDERR "bad_${bn}.mtx${re}")
+  endforeach()
+  # gzip: a valid stream (detected by magic bytes) and one cut short.
+  file(ARCHIVE_CREATE OUTPUT ${_ldlt_work}/kkt12_raw.gz PATHS ${_d}/kkt12.mtx FORMAT raw COMPRESSION GZip)
+  stardiff_ldlt_test(gzip_ok EXIT 0 ARGS ${_ldlt_work}/kkt12_raw.gz --json CHECKS inertia.pos=8 inertia.neg=4 ${_ok})
+  stardiff_ldlt_test(bad_gzip_truncated EXIT 2 ARGS ${_d}/kkt12_truncated.mtx.gz
+    STDERR "kkt12_truncated.mtx.gz:[0-9]+: truncated gzip")
+  stardiff_ldlt_test(bad_missing_file EXIT 2 ARGS ${_ldlt_work}/does_not_exist.mtx STDERR "does_not_exist.mtx: cannot open")
+  stardiff_ldlt_test(bad_option EXIT 2 ARGS ${_d}/kkt12.mtx --frobnicate STDERR "unknown option '--frobnicate'")
+  stardiff_ldlt_test(bad_ordering EXIT 2 ARGS ${_d}/kkt12.mtx --ordering best STDERR "--ordering")
+  stardiff_ldlt_test(bad_executor EXIT 2 ARGS ${_d}/kkt12.mtx --executor gpu STDERR "--executor")
+  stardiff_ldlt_test(bad_nrhs EXIT 2 ARGS ${_d}/kkt12.mtx --nrhs 0 STDERR "--nrhs")
+  stardiff_ldlt_test(bad_missing_value EXIT 2 ARGS ${_d}/kkt12.mtx --refine STDERR "--refine needs a value")
+  stardiff_ldlt_test(bad_no_matrix EXIT 2 ARGS --json STDERR "no matrix file given")
+
+  # Shared matrices (SOURCES.md): SPD ones all positive; indefinite ones with known inertia.
+  set(_m ${STARDIFF_SHARED_DATA}/matrices)
+  foreach(spd nos4:100 bcsstk04:132 1138_bus:1138 bcsstk14:1806 s3rmt3m3:5357 fv1:9604 ted_B:10605 bcsstk18:11948
+              bodyy4:17546)
+    string(REPLACE ":" ";" p "${spd}")
+    list(GET p 0 mname)
+    list(GET p 1 mn)
+    stardiff_ldlt_test(data_${mname} DATA EXIT 0 ARGS ${_m}/${mname}.mtx.gz --json
+      CHECKS n=${mn} inertia.pos=${mn} inertia.neg=0 ${_ok})
+  endforeach()
+  foreach(ind bfw398b:0:398 sqd_cvxqp3_m_2x2_K10:2750:3000 sqd_aug2d_2x2_K0:10000:20200 aug3dcqp:27543:8000)
+    string(REPLACE ":" ";" p "${ind}")
+    list(GET p 0 mname)
+    list(GET p 1 mpos)
+    list(GET p 2 mneg)
+    stardiff_ldlt_test(data_${mname} DATA EXIT 0 ARGS ${_m}/${mname}.mtx.gz --json
+      CHECKS inertia.pos=${mpos} inertia.neg=${mneg} inertia.zero=0 ${_ok})
+  endforeach()
+  # Saddle points without a documented inertia, and the rank-deficient bloweybq: solved
+  # accurately or reported singular (exit 1), never a silent wrong answer.
+  foreach(mname tuma2 stokes64 bloweybq)
+    stardiff_ldlt_test(data_${mname} DATA EXIT "0|1" ARGS ${_m}/${mname}.mtx.gz --json CHECKS relres<1e-10)
+  endforeach()
+  stardiff_ldlt_test(data_tuma2_sequential_metis DATA EXIT 0 ARGS ${_m}/tuma2.mtx.gz --json --executor sequential
+    --ordering metis --nrhs 2 CHECKS nrhs=2 error_vs_exact<1e-8 ${_ok})
+endif()

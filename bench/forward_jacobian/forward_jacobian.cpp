@@ -1,0 +1,235 @@
+// bench/forward_jacobian — forward-mode sparse Jacobian timings on power-flow-shaped
+// residuals built from MATPOWER case patterns (random admittances on the real Ybus
+// structure; codelets/cpu/forward/pf_test_problem.hpp):
+//   colour_<order>    color_columns time and colour count
+//   residual          F on double (sequential)
+//   analytic          per-non-zero analytic assembly (the peer; positions precomputed)
+//   ad_w<W>           SparseJacobian<F, W> values + F, sequential executor
+//   ad_dense          SparseJacobian<F, 96>: one Dual<96> pass over every row (c <= 96)
+//   rl_w<W>           SparseJacobian<F, W> in RowLocal mode (each row alone, no colouring)
+//   ad_w8_starpu      SparseJacobian<F, 8> under the StarPU executor (runtime started
+//                     after the sequential runs: idle StarPU workers poll the cores)
+// Each figure is the median of --repeats (>= 5) interleaved runs (time_ms wall, cpu_ms
+// of the calling thread: the StarPU rows' work runs on worker threads); ratio = wall
+// time / analytic wall time.
+// Usage: forward_jacobian [--repeats K] [--only KEY] CASE.m ...  (default: ../shared/data case9241pegase)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/forward/pf_test_problem.hpp"
+#include "stardiff/stardiff.hpp"
+
+using namespace stardiff;
+using namespace stardiff::forward;
+using namespace stardiff::forward::test_problems;
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double cpu_now() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Per-non-zero analytic Jacobian with positions precomputed (the peer).
+struct Analytic {
+  const PfNetwork* net;
+  std::vector<std::int32_t> pos_va, pos_vm;  // per (row, ybus entry of its bus): CSC position or -1
+  std::vector<std::int32_t> slot_ptr;        // per row: start in pos_*
+  Analytic(const PfNetwork& N, const SparsityPattern& p) : net(&N) {
+    std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> at;
+    for (std::int32_t j = 0; j < p.n_cols; ++j)
+      for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) at[{p.row_idx[e], j}] = e;
+    slot_ptr.push_back(0);
+    for (std::int32_t r = 0; r < p.n_rows; ++r) {
+      const std::int32_t i = N.row_bus[r];
+      for (std::int32_t e = N.ybus_ptr[i]; e < N.ybus_ptr[i + 1]; ++e) {
+        const std::int32_t k = N.ybus_col[e];
+        pos_va.push_back(N.va_idx[k] >= 0 ? at.at({r, N.va_idx[k]}) : -1);
+        pos_vm.push_back(N.vm_idx[k] >= 0 ? at.at({r, N.vm_idx[k]}) : -1);
+      }
+      slot_ptr.push_back(static_cast<std::int32_t>(pos_va.size()));
+    }
+  }
+  void operator()(const std::vector<double>& x, double* out) const {
+    const PfNetwork& N = *net;
+    auto vm = [&](std::int32_t k) { return N.vm_idx[k] >= 0 ? x[N.vm_idx[k]] : N.vm0[k]; };
+    auto va = [&](std::int32_t k) { return N.va_idx[k] >= 0 ? x[N.va_idx[k]] : N.va0[k]; };
+    const std::int32_t nrows = static_cast<std::int32_t>(slot_ptr.size()) - 1;
+    for (std::int32_t r = 0; r < nrows; ++r) {
+      const std::int32_t i = N.row_bus[r];
+      const bool q = N.row_is_q[r];
+      const double vi = vm(i), ti = va(i);
+      double dti = 0, dvi = 0;
+      std::int32_t s = slot_ptr[r], di_va = -1, di_vm = -1;
+      for (std::int32_t e = N.ybus_ptr[i]; e < N.ybus_ptr[i + 1]; ++e, ++s) {
+        const std::int32_t k = N.ybus_col[e];
+        const double vk = vm(k), t = ti - va(k), c = std::cos(t), sn = std::sin(t), G = N.G[e], B = N.B[e];
+        const double a = q ? G * sn - B * c : G * c + B * sn;   // d/dVk / vi
+        const double b = q ? -G * c - B * sn : G * sn - B * c;  // d/dtk / (vi vk)
+        if (k == i) {
+          di_va = pos_va[s], di_vm = pos_vm[s];
+          dvi += vk * a + (q ? -vi * B : vi * G);
+          continue;
+        }
+        dti -= vi * vk * b;
+        dvi += vk * a;
+        if (pos_va[s] >= 0) out[pos_va[s]] = vi * vk * b;
+        if (pos_vm[s] >= 0) out[pos_vm[s]] = vi * a;
+      }
+      if (di_va >= 0) out[di_va] = dti;
+      if (di_vm >= 0) out[di_vm] = dvi;
+    }
+  }
+};
+
+double rel_err(const std::vector<double>& a, const std::vector<double>& b) {
+  double e = 0, s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) e = std::max(e, std::abs(a[k] - b[k])), s = std::max(s, std::abs(b[k]));
+  return e / s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeats = 7;
+  std::string only;  // --only KEY: time one variant (and the analytic peer), for profiling
+  std::vector<std::string> cases;
+  for (int a = 1; a < argc; ++a) {
+    if (!std::strcmp(argv[a], "--help")) {
+      std::fprintf(stderr, "usage: forward_jacobian [--repeats K] [--only KEY] CASE.m ...\n");
+      return 0;
+    }
+    if (!std::strcmp(argv[a], "--repeats") && a + 1 < argc) repeats = std::max(5, std::atoi(argv[++a]));
+    else if (!std::strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
+    else cases.push_back(argv[a]);
+  }
+  if (cases.empty()) {
+    const char* d = std::getenv("STARDIFF_SHARED_DATA");
+    cases.push_back(std::string(d ? d : "../shared/data") + "/matpower/case9241pegase.m");
+  }
+  SequentialExecutor seq;
+  // StarPU workers poll while idle: the runtime lives only for the StarPU measurements.
+  std::unique_ptr<Runtime> rt;
+  for (const auto& path : cases) {
+    PfPattern pf;
+    try {
+      pf = read_pf_pattern(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "forward_jacobian: %s: %s\n", path.c_str(), e.what());
+      return 2;
+    }
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    const auto& p = pf.pattern;
+    for (ColorOrder o : {ColorOrder::Natural, ColorOrder::LargestFirst, ColorOrder::SmallestLast,
+                         ColorOrder::IncidenceDegree, ColorOrder::Best}) {
+      std::vector<double> t;
+      Coloring c;
+      for (int r = 0; r < (only.empty() ? repeats : 1); ++r) {
+        const double t0 = now();
+        c = color_columns(p, o);
+        t.push_back(now() - t0);
+      }
+      std::printf("forward_jacobian case=%s op=colour_%s n=%d nnz=%d colors=%d lower_bound=%d time_ms=%.3f\n",
+                  name.c_str(), to_string(o), p.n_cols, p.nnz(), c.num_colors, c.lower_bound, 1e3 * median(t));
+    }
+    const auto net = random_network(pf, 7);
+    std::vector<double> x(p.n_cols);
+    for (std::size_t j = 0; j < x.size(); ++j) x[j] = (j < pf.npvpq ? 0.01 * std::sin(double(j)) : 1.0 + 0.01 * std::cos(double(j)));
+    const PfResidual res{&net};
+    const auto coloring = color_columns(p, ColorOrder::Best);
+    Analytic analytic(net, p);
+    SparseJacobian<PfResidual, 4> j4(p, coloring, res);
+    SparseJacobian<PfResidual, 8> j8(p, coloring, res);
+    SparseJacobian<PfResidual, 16> j16(p, coloring, res);
+    SparseJacobian<PfResidual, 32> j32(p, coloring, res);
+    SparseJacobian<PfResidual, 96> jd(p, coloring, res);
+    SparseJacobian<PfResidual, 8> j8s(p, coloring, res);
+    const JacobianOptions rl{.mode = JacobianMode::RowLocal};
+    SparseJacobian<PfResidual, 4> r4(p, res, rl);
+    SparseJacobian<PfResidual, 8> r8(p, res, rl);
+    SparseJacobian<PfResidual, 16> r16(p, res, rl);
+    SparseJacobian<PfResidual, 16> r16s(p, res, rl);
+    std::vector<double> ref(p.nnz()), vals(p.nnz()), f(p.n_rows);
+    analytic(x, ref.data());
+    std::map<std::string, std::vector<double>> t, tc;
+    std::map<std::string, double> err;
+    std::map<std::string, std::int64_t> rows_eval;
+    auto run = [&](const std::string& key, const std::function<void()>& fn) {
+      if (!only.empty() && key != only && key != "analytic") return;
+      const double t0 = now(), c0 = cpu_now();
+      fn();
+      t[key].push_back(now() - t0);
+      tc[key].push_back(cpu_now() - c0);
+    };
+    for (int r = 0; r < repeats; ++r) {
+      run("residual", [&] { res(RowRange{0, p.n_rows}, x.data(), f.data()); });
+      run("analytic", [&] { analytic(x, vals.data()); });
+      run("ad_w4", [&] { j4.jacobian(seq, x, vals, f); });
+      err["ad_w4"] = rel_err(vals, ref);
+      run("ad_w8", [&] { j8.jacobian(seq, x, vals, f); });
+      err["ad_w8"] = rel_err(vals, ref);
+      run("ad_w16", [&] { j16.jacobian(seq, x, vals, f); });
+      err["ad_w16"] = rel_err(vals, ref);
+      run("ad_w32", [&] { j32.jacobian(seq, x, vals, f); });
+      err["ad_w32"] = rel_err(vals, ref);
+      run("rl_w4", [&] { r4.jacobian(seq, x, vals, f); });
+      err["rl_w4"] = rel_err(vals, ref);
+      run("rl_w8", [&] { r8.jacobian(seq, x, vals, f); });
+      err["rl_w8"] = rel_err(vals, ref);
+      run("rl_w16", [&] { r16.jacobian(seq, x, vals, f); });
+      err["rl_w16"] = rel_err(vals, ref);
+      if (coloring.num_colors <= 96) {
+        run("ad_dense", [&] { jd.jacobian(seq, x, vals, f); });
+        err["ad_dense"] = rel_err(vals, ref);
+      }
+    }
+    if (only.empty() || only.find("starpu") != std::string::npos) rt = std::make_unique<Runtime>();
+    if (rt) {
+      StarpuExecutor star;
+      for (int r = 0; r < repeats; ++r) {
+        run("ad_w8_starpu", [&] { j8s.jacobian(star, x, vals, f); });
+        err["ad_w8_starpu"] = rel_err(vals, ref);
+        run("rl_w16_starpu", [&] { r16s.jacobian(star, x, vals, f); });
+        err["rl_w16_starpu"] = rel_err(vals, ref);
+      }
+    }
+    rt.reset();
+    rows_eval["ad_w4"] = j4.plan().evaluated_rows;
+    rows_eval["ad_w8"] = j8.plan().evaluated_rows;
+    rows_eval["ad_w16"] = j16.plan().evaluated_rows;
+    rows_eval["ad_w32"] = j32.plan().evaluated_rows;
+    rows_eval["ad_dense"] = jd.plan().evaluated_rows;
+    rows_eval["ad_w8_starpu"] = j8s.plan().evaluated_rows;
+    rows_eval["rl_w4"] = r4.plan().evaluated_rows;
+    rows_eval["rl_w8"] = r8.plan().evaluated_rows;
+    rows_eval["rl_w16"] = r16.plan().evaluated_rows;
+    rows_eval["rl_w16_starpu"] = r16s.plan().evaluated_rows;
+    const double ta = median(t["analytic"]);
+    for (const char* key : {"residual", "analytic", "ad_w4", "ad_w8", "ad_w16", "ad_w32", "ad_dense", "rl_w4", "rl_w8",
+                            "rl_w16", "ad_w8_starpu", "rl_w16_starpu"}) {
+      if (!t.count(key)) continue;
+      std::printf("forward_jacobian case=%s op=%s colors=%d time_ms=%.3f cpu_ms=%.3f", name.c_str(), key,
+                  coloring.num_colors, 1e3 * median(t[key]), 1e3 * median(tc[key]));
+      if (rows_eval.count(key)) std::printf(" rows_evaluated=%lld max_rel_err=%.3g", (long long)rows_eval[key], err[key]);
+      std::printf(" ratio=%.3f\n", median(t[key]) / ta);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,61 @@
+// codelets/starpu/powerflow/cl_powerflow.hpp — power-flow codelets and insertion functions.
+//
+// Each block task covers positions [k0, k1) of the bus list [pv; pq] and reads the whole
+// voltage vector V (2n doubles, interleaved complex, R). Outputs are two borrowed handles:
+// the block's P rows and its Q rows (a 1-element dummy when the block has no PQ bus);
+// args.out_p_off / out_q_off give the global index of their first element.
+//   cl_pf_mismatch:         V (R), F_P (W), F_Q (W), norm (W variable: max |F| of the block)
+//   cl_pf_jacobian_ad:      V (R), J_P (W), J_Q (W) — CSR values by coloured forward AD
+//   cl_pf_jacobian_analytic: same buffers, per-non-zero dSbus_dV formulas
+//   cl_pf_update:           dx (R), va (RW), vm (RW), V (W) — Newton update of all buses
+//   cl_pf_linsolve:         dx (W), status (W int variable), then any number of R handles
+//                           (the Jacobian and mismatch blocks it depends on); runs
+//                           args.solve(args.ctx, dx) — the caller's factor + solve (KLU) —
+//                           on a worker, and stores 1 (solved) or 0 (singular) in status.
+//   cl_pf_step:             status (W int variable), then any accesses: runs args.fn(args.ctx)
+//                           (a set-up step such as the colouring or KLU's symbolic analysis,
+//                           so that independent steps overlap on the workers), status = result.
+// The static arrays (Ybus, numbering, maps) travel as pointers in the argument block: the
+// codelets are CPU-only (shared memory); a CUDA version would take them as handles.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "cpu/powerflow/pf_kernels.hpp"
+#include "stardiff/runtime/executor.hpp"
+
+namespace stardiff::codelets {
+
+struct PfBlockArgs {
+  cpu::PfView view;
+  cpu::PfJacMap map;
+  std::int32_t k0 = 0, k1 = 0;
+  std::int32_t out_p_off = 0, out_q_off = 0;
+};
+
+extern const Codelet cl_pf_mismatch;
+extern const Codelet cl_pf_jacobian_ad;
+extern const Codelet cl_pf_jacobian_analytic;
+extern const Codelet cl_pf_update;
+extern const Codelet cl_pf_linsolve;
+
+struct PfLinsolveArgs {
+  bool (*solve)(void* ctx, double* dx) = nullptr;
+  void* ctx = nullptr;
+};
+
+void insert_pf_mismatch(Executor& exec, const PfBlockArgs& a, Handle& V, Handle& fp, Handle& fq, Handle& norm);
+void insert_pf_jacobian(Executor& exec, bool ad, const PfBlockArgs& a, Handle& V, Handle& jp, Handle& jq);
+struct PfStepArgs {
+  bool (*fn)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+};
+extern const Codelet cl_pf_step;
+void insert_pf_step(Executor& exec, const char* name, const PfStepArgs& a, Handle& status,
+                    const std::vector<DataAccess>& more = {});
+
+void insert_pf_linsolve(Executor& exec, const PfLinsolveArgs& a, Handle& dx, Handle& status,
+                        const std::vector<Handle*>& reads);
+void insert_pf_update(Executor& exec, const cpu::PfView& v, Handle& dx, Handle& va, Handle& vm, Handle& V);
+
+}  // namespace stardiff::codelets

@@ -1,0 +1,4 @@
+// stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, gradient checks).
+#pragma once
+#include "stardiff/adjoint/gradient_check.hpp"
+#include "stardiff/adjoint/tape.hpp"

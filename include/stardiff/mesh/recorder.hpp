@@ -1,0 +1,78 @@
+// stardiff/mesh/recorder.hpp — what a recorded loop looks like to a tape.
+//
+// Contract:
+//  * par_loop (not par_loop_passive) asks active_recorder(); when one is set and the loop
+//    touches an active dat, scalar or reduction, it builds a RecordedLoop, calls
+//    before_loop (the recorder submits checkpoint saves), submits the primal tasks, then
+//    hands the node to after_loop. A tape (stardiff/adjoint/tape.hpp) is the recorder.
+//  * RecordedLoop::args describes every argument in order (kinds, dats, access modes,
+//    whether the adjoint kernel reads the argument's primal value, stencil extents).
+//  * submit_adjoint() submits the loop's adjoint: halo exchanges of primal data its
+//    adjoint reads, one adjoint task per tile, scalar partial sums (tile order) and the
+//    reverse halo exchange of adjoint ghost rows. Restoring checkpoints is the tape's job.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stardiff/mesh/block.hpp"
+#include "stardiff/runtime/handle.hpp"
+
+namespace stardiff::mesh {
+
+class DatBase;
+class ReductionBase;
+class ScalarBase;
+
+enum class Mode : int { Read = 0, Write = 1, RW = 2, Inc = 3 };
+const char* to_string(Mode m);
+
+struct LoopArgDesc {
+  enum class Kind { Dat, Gbl, Reduce, Idx, Scalar } kind = Kind::Gbl;
+  DatBase* dat = nullptr;
+  Mode mode = Mode::Read;
+  bool adjoint_reads = false;        // the adjoint kernel reads this argument's primal value
+  std::array<int, 3> st_min{0, 0, 0}, st_max{0, 0, 0};
+  ReductionBase* red = nullptr;
+  ScalarBase* scalar = nullptr;
+  bool writes() const { return kind == Kind::Dat && mode != Mode::Read; }
+};
+
+struct Checkpoint {
+  DatBase* dat = nullptr;
+  int tile = 0;
+  std::size_t offset = 0, bytes = 0;  // byte range of the tile buffer saved
+  std::unique_ptr<Handle> buffer;     // the saved bytes (a StarPU-managed vector)
+};
+
+class RecordedLoop {
+ public:
+  virtual ~RecordedLoop() = default;
+  virtual void submit_adjoint() = 0;
+
+  std::string name;
+  Block* block = nullptr;
+  Range range;
+  std::vector<LoopArgDesc> args;
+  std::vector<Checkpoint> saves;
+  // Per argument: reduction value before / after the loop and the adjoint its tiles read.
+  std::vector<std::unique_ptr<Handle>> red_pre, red_post, red_eff;
+};
+
+class Recorder {
+ public:
+  virtual ~Recorder() = default;
+  virtual void before_loop(RecordedLoop& loop) = 0;
+  virtual void after_loop(std::unique_ptr<RecordedLoop> loop) = 0;
+};
+
+Recorder* active_recorder();
+void set_active_recorder(Recorder* r);
+
+// Optional NaN check: every primal tile task scans the points it wrote and fails
+// (stardiff::Error from wait_all, naming loop, dat and point) on a NaN.
+void set_nan_check(bool on);
+bool nan_check();
+
+}  // namespace stardiff::mesh

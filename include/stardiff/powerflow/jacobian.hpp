@@ -1,0 +1,53 @@
+// stardiff/powerflow/jacobian.hpp — the Newton Jacobian: pattern, colouring, values.
+//
+// Contract:
+//  * JacobianPattern is the structural pattern of J = dF/dx (rows [P(pv); P(pq); Q(pq)],
+//    columns [Va(pv); Va(pq); Vm(pq)]) derived from the Ybus structure, in CSR (columns
+//    sorted within a row), plus per Ybus CSR entry e = (i, j) the CSR positions of
+//    dP_i/dVa_j, dP_i/dVm_j, dQ_i/dVa_j, dQ_i/dVm_j (-1 where absent).
+//  * JacobianColoring holds a column colouring of that pattern (forward::color_columns on
+//    its CSC form) and the per-bus / per-entry colour maps the AD kernel reads.
+//  * analytic_jacobian: values per non-zero from MATPOWER's dSbus_dV (the oracle and peer).
+//    ad_jacobian: values by coloured forward-mode AD of the residual (Dual<N>, one partial
+//    per colour). fd_jacobian: coloured central differences of the residual (step h).
+//    All write CSR values (size nnz) at bus voltages V.
+//  * to_csc converts CSR values to the CSC layout of the same matrix (pattern returned too).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "stardiff/forward/coloring.hpp"
+#include "stardiff/powerflow/network.hpp"
+
+namespace stardiff::powerflow {
+
+struct JacobianPattern {
+  std::int32_t n = 0;
+  std::vector<std::int32_t> row_ptr, col_idx;
+  std::vector<std::int32_t> p_va, p_vm, q_va, q_vm;  // per Ybus CSR entry
+  std::int32_t nnz() const { return row_ptr.empty() ? 0 : row_ptr.back(); }
+  std::int32_t max_row_nnz() const;
+  forward::SparsityPattern csc() const;
+  // CSR position -> CSC position (to_csc permutation)
+  std::vector<std::int32_t> csr_to_csc() const;
+};
+JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix);
+
+struct JacobianColoring {
+  forward::Coloring coloring;
+  std::vector<std::int32_t> bus_color_va, bus_color_vm;  // per bus, -1 if fixed
+  std::vector<std::int32_t> entry_color;                 // per CSR entry
+};
+JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, forward::ColorOrder order);
+
+void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const std::vector<cplx>& sbus,
+                       const std::vector<cplx>& V, std::vector<double>& values);
+void ad_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values);
+void fd_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, double h, std::vector<double>& values);
+// F(V) = [P(pv); P(pq); Q(pq)] mismatch; returns its infinity norm.
+double mismatch(const Network& net, const PfIndex& ix, const std::vector<cplx>& sbus, const std::vector<cplx>& V,
+                std::vector<double>& F);
+
+}  // namespace stardiff::powerflow

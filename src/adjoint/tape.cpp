@@ -1,0 +1,128 @@
+// src/adjoint/tape.cpp — recording, checkpointing and the reverse sweep (see tape.hpp).
+#include "stardiff/adjoint/tape.hpp"
+
+#include <algorithm>
+
+#include "stardiff/mesh/par_loop.hpp"
+#include "starpu/mesh/cl_halo.hpp"
+
+namespace stardiff {
+
+using mesh::LoopArgDesc;
+
+Tape::Tape(std::string name, SavePolicy policy) : name_(std::move(name)), policy_(policy) {}
+
+Tape::~Tape() { stop(); }
+
+void Tape::start() {
+  require(!reversed_, "Tape::start: tape '" + name_ + "' was reversed; clear() it before recording again");
+  mesh::Recorder* r = mesh::active_recorder();
+  require(r == nullptr || r == this, "Tape::start: another tape is recording (one at a time)");
+  mesh::set_active_recorder(this);
+}
+
+void Tape::stop() {
+  if (mesh::active_recorder() == this) mesh::set_active_recorder(nullptr);
+}
+
+bool Tape::recording() const { return mesh::active_recorder() == this; }
+
+template <class P>
+static void add_unique(std::vector<P*>& v, P* p) {
+  if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+}
+
+void Tape::before_loop(mesh::RecordedLoop& loop) {
+  Executor& ex = loop.block->executor();
+  for (std::size_t i = 0; i < loop.args.size(); ++i) {
+    LoopArgDesc& a = loop.args[i];
+    if (a.kind == LoopArgDesc::Kind::Dat) {
+      add_unique(dats_, a.dat);
+      if (!a.writes()) continue;
+      if ((a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads) needed_.insert(a.dat);
+      if (policy_ != SavePolicy::All && !needed_.count(a.dat)) continue;
+      const std::size_t rb = static_cast<std::size_t>(a.dat->row_len()) * a.dat->elemsize();
+      for (int t = 0; t < loop.block->tiles(); ++t) {
+        int lo[3], hi[3];
+        if (!mesh::detail::tile_range(*loop.block, loop.range, t, lo, hi)) continue;
+        const int o = loop.block->outer();
+        mesh::Checkpoint c;
+        c.dat = a.dat;
+        c.tile = t;
+        c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
+        c.bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
+        c.buffer = std::make_unique<VectorHandle<unsigned char>>(
+            c.bytes, loop.name + ":save_" + a.dat->name() + "[" + std::to_string(t) + "]");
+        codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
+                                   loop.name + ":save_" + a.dat->name());
+        bytes_ += c.bytes;
+        loop.saves.push_back(std::move(c));
+      }
+    } else if (a.kind == LoopArgDesc::Kind::Reduce) {
+      add_unique(reds_, a.red);
+      const std::string base = loop.name + ":" + a.red->name();
+      loop.red_pre[i] = a.red->make_like(base + "_pre");
+      loop.red_post[i] = a.red->make_like(base + "_post");
+      loop.red_eff[i] = a.red->make_like(base + "_a1s_loop");
+      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop.red_pre[i], 0, a.red->elemsize(), true,
+                                 base + "_save_pre");
+      bytes_ += 3 * a.red->elemsize();
+    } else if (a.kind == LoopArgDesc::Kind::Scalar) {
+      add_unique(scalars_, a.scalar);
+    }
+  }
+  for (auto& a : loop.args)
+    if (a.kind == LoopArgDesc::Kind::Dat && a.mode == mesh::Mode::Read && a.adjoint_reads) needed_.insert(a.dat);
+}
+
+void Tape::after_loop(std::unique_ptr<mesh::RecordedLoop> loop) {
+  Executor& ex = loop->block->executor();
+  for (std::size_t i = 0; i < loop->args.size(); ++i) {
+    auto& a = loop->args[i];
+    if (a.kind == LoopArgDesc::Kind::Reduce)
+      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop->red_post[i], 0, a.red->elemsize(), true,
+                                 loop->name + ":" + a.red->name() + "_save_post");
+  }
+  nodes_.push_back(std::move(loop));
+}
+
+void Tape::check_seed(const std::string& what) const {
+  require(!nodes_.empty(), "Tape::seed(" + what + "): tape '" + name_ +
+                               "' has recorded nothing (start() it before the loops to differentiate)");
+  require(!reversed_, "Tape::seed(" + what + "): tape '" + name_ + "' was already reversed");
+}
+
+void Tape::reverse() {
+  require(!reversed_, "Tape::reverse: tape '" + name_ + "' was already reversed (clear() and record again)");
+  require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
+  stop();
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    mesh::RecordedLoop& n = **it;
+    for (auto& c : n.saves) {
+      codelets::insert_rows_copy(n.block->executor(), *c.buffer, 0, c.dat->tile(c.tile), c.offset, c.bytes, false,
+                                 n.name + ":restore_" + c.dat->name());
+      c.dat->mark_written();
+    }
+    n.submit_adjoint();
+  }
+  reversed_ = true;
+}
+
+void Tape::zero_adjoints() {
+  for (auto* d : dats_) d->zero_adjoint();
+  for (auto* r : reds_) r->zero_adjoint();
+  for (auto* s : scalars_) s->zero_adjoint();
+}
+
+void Tape::clear() {
+  stop();
+  nodes_.clear();
+  needed_.clear();
+  dats_.clear();
+  reds_.clear();
+  scalars_.clear();
+  bytes_ = 0;
+  reversed_ = false;
+}
+
+}  // namespace stardiff

@@ -1,0 +1,150 @@
+// src/powerflow/jacobian.cpp — Jacobian pattern, colouring maps, sequential evaluations.
+#include "stardiff/powerflow/jacobian.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "powerflow/pf_view.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::powerflow {
+
+JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
+  JacobianPattern p;
+  const std::int32_t n = p.n = ix.size(), npvpq = ix.npvpq();
+  const std::int32_t nnzy = net.nnz();
+  p.p_va.assign(nnzy, -1);
+  p.p_vm.assign(nnzy, -1);
+  p.q_va.assign(nnzy, -1);
+  p.q_vm.assign(nnzy, -1);
+  p.row_ptr.assign(n + 1, 0);
+  // Row lengths: P_i and Q_i both have the Va/Vm variables of the neighbours of i.
+  auto row_len = [&](int i) {
+    std::int32_t c = 0;
+    for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
+      const int j = net.col_idx[e];
+      c += (ix.va_var[j] >= 0) + (ix.vm_var[j] >= 0);
+    }
+    return c;
+  };
+  for (std::int32_t r = 0; r < n; ++r) p.row_ptr[r + 1] = p.row_ptr[r] + row_len(ix.row_bus[r]);
+  p.col_idx.resize(p.row_ptr[n]);
+  struct Ent { std::int32_t col, e; bool vm; };
+  std::vector<Ent> ents;
+  for (std::int32_t r = 0; r < n; ++r) {
+    const int i = ix.row_bus[r];
+    const bool is_p = r < npvpq;
+    ents.clear();
+    for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
+      const int j = net.col_idx[e];
+      if (ix.va_var[j] >= 0) ents.push_back({ix.va_var[j], e, false});
+      if (ix.vm_var[j] >= 0) ents.push_back({ix.vm_var[j], e, true});
+    }
+    std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
+    std::int32_t pos = p.row_ptr[r];
+    for (const Ent& t : ents) {
+      p.col_idx[pos] = t.col;
+      auto& target = is_p ? (t.vm ? p.p_vm : p.p_va) : (t.vm ? p.q_vm : p.q_va);
+      target[t.e] = pos;
+      ++pos;
+    }
+  }
+  return p;
+}
+
+std::int32_t JacobianPattern::max_row_nnz() const {
+  std::int32_t m = 0;
+  for (std::int32_t r = 0; r < n; ++r) m = std::max(m, row_ptr[r + 1] - row_ptr[r]);
+  return m;
+}
+
+std::vector<std::int32_t> JacobianPattern::csr_to_csc() const {
+  std::vector<std::int32_t> cp(n + 1, 0), map(nnz());
+  for (std::int32_t k = 0; k < nnz(); ++k) ++cp[col_idx[k] + 1];
+  for (std::int32_t j = 0; j < n; ++j) cp[j + 1] += cp[j];
+  for (std::int32_t r = 0; r < n; ++r)
+    for (std::int32_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) map[k] = cp[col_idx[k]]++;
+  return map;
+}
+
+forward::SparsityPattern JacobianPattern::csc() const {
+  forward::SparsityPattern s;
+  s.n_rows = s.n_cols = n;
+  s.col_ptr.assign(n + 1, 0);
+  for (std::int32_t k = 0; k < nnz(); ++k) ++s.col_ptr[col_idx[k] + 1];
+  for (std::int32_t j = 0; j < n; ++j) s.col_ptr[j + 1] += s.col_ptr[j];
+  s.row_idx.resize(nnz());
+  std::vector<std::int32_t> next(s.col_ptr.begin(), s.col_ptr.end() - 1);
+  for (std::int32_t r = 0; r < n; ++r)  // rows visited in order: sorted within columns
+    for (std::int32_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s.row_idx[next[col_idx[k]]++] = r;
+  return s;
+}
+
+JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, forward::ColorOrder order) {
+  JacobianColoring c;
+  c.coloring = forward::color_columns(p.csc(), order);
+  if (static_cast<std::int32_t>(c.coloring.color.size()) != p.n)
+    throw Error("color_jacobian: colouring has " + std::to_string(c.coloring.color.size()) + " columns, expected " +
+                std::to_string(p.n));
+  c.bus_color_va.assign(ix.n, -1);
+  c.bus_color_vm.assign(ix.n, -1);
+  for (int i = 0; i < ix.n; ++i) {
+    if (ix.va_var[i] >= 0) c.bus_color_va[i] = c.coloring.color[ix.va_var[i]];
+    if (ix.vm_var[i] >= 0) c.bus_color_vm[i] = c.coloring.color[ix.vm_var[i]];
+  }
+  c.entry_color.resize(p.nnz());
+  for (std::int32_t k = 0; k < p.nnz(); ++k) c.entry_color[k] = c.coloring.color[p.col_idx[k]];
+  return c;
+}
+
+void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const std::vector<cplx>& sbus,
+                       const std::vector<cplx>& V, std::vector<double>& values) {
+  values.assign(p.nnz(), 0.0);
+  auto v = detail::make_view(net, ix, sbus);
+  auto m = detail::make_map(p, nullptr);
+  cpu::pf_jacobian_analytic_cpu(v, m, reinterpret_cast<const double*>(V.data()), cpu::PfOut{values.data(), values.data()}, 0,
+                                ix.npvpq());
+}
+
+void ad_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values) {
+  values.assign(p.nnz(), 0.0);
+  auto v = detail::make_view(net, ix, sbus);
+  auto m = detail::make_map(p, &c);
+  cpu::pf_jacobian_ad_cpu(v, m, reinterpret_cast<const double*>(V.data()), cpu::PfOut{values.data(), values.data()}, 0,
+                                ix.npvpq());
+}
+
+double mismatch(const Network& net, const PfIndex& ix, const std::vector<cplx>& sbus, const std::vector<cplx>& V,
+                std::vector<double>& F) {
+  F.assign(ix.size(), 0.0);
+  auto v = detail::make_view(net, ix, sbus);
+  return cpu::pf_mismatch_cpu(v, reinterpret_cast<const double*>(V.data()), cpu::PfOut{F.data(), F.data()}, 0, ix.npvpq());
+}
+
+void fd_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, double h, std::vector<double>& values) {
+  values.assign(p.nnz(), 0.0);
+  const int n = net.n;
+  std::vector<double> va(n), vm(n);
+  for (int i = 0; i < n; ++i) {
+    va[i] = std::arg(V[i]);
+    vm[i] = std::abs(V[i]);
+  }
+  std::vector<cplx> Vp(n), Vm(n);
+  std::vector<double> Fp, Fm;
+  for (std::int32_t col = 0; col < c.coloring.num_colors; ++col) {
+    for (int i = 0; i < n; ++i) {
+      const double da = c.bus_color_va[i] == col ? h : 0.0, dm = c.bus_color_vm[i] == col ? h : 0.0;
+      Vp[i] = std::polar(vm[i] + dm, va[i] + da);
+      Vm[i] = std::polar(vm[i] - dm, va[i] - da);
+    }
+    mismatch(net, ix, sbus, Vp, Fp);
+    mismatch(net, ix, sbus, Vm, Fm);
+    for (std::int32_t r = 0; r < p.n; ++r)
+      for (std::int32_t k = p.row_ptr[r]; k < p.row_ptr[r + 1]; ++k)
+        if (c.entry_color[k] == col) values[k] = (Fp[r] - Fm[r]) / (2.0 * h);
+  }
+}
+
+}  // namespace stardiff::powerflow

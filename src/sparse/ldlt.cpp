@@ -1,0 +1,396 @@
+// src/sparse/ldlt.cpp — the Ldlt solver: analysis, factorization as tasks, refined solve.
+//
+// Contract: see stardiff/sparse/ldlt.hpp. factorize() scales A symmetrically (Ruiz,
+// max-norm, at most 20 sweeps), submits one task per plan entry (ldlt_subtree /
+// ldlt_front) with dependencies through one token handle per task, waits, and
+// aggregates pivot statistics (inertia from D; static pivots count as zero
+// eigenvalues). solve() runs the triangular solves as one task, then refines
+// (x += A^-1 r) while the backward error falls by at least half, then FGMRES
+// preconditioned by the factorization if the backward error is still above 10 eps.
+#include "stardiff/sparse/ldlt.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "sparse/ldlt_internal.hpp"
+#include "starpu/sparse/cl_ldlt.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::sparse {
+
+const char* to_string(Ordering o) {
+  switch (o) {
+    case Ordering::Auto: return "auto";
+    case Ordering::Amd: return "amd";
+    case Ordering::Metis: return "metis";
+    case Ordering::User: return "user";
+    case Ordering::Natural: return "natural";
+  }
+  return "?";
+}
+
+Ordering ordering_from_string(const std::string& s) {
+  if (s == "auto") return Ordering::Auto;
+  if (s == "amd") return Ordering::Amd;
+  if (s == "metis") return Ordering::Metis;
+  if (s == "natural") return Ordering::Natural;
+  throw Error("unknown ordering '" + s + "' (expected auto, amd, metis or natural)");
+}
+
+struct Ldlt::State {
+  LdltOptions opts;
+  detail::Symbolic sym;
+  AnalyzeInfo ainfo;
+  bool analyzed = false, factored = false;
+  CscMatrix32 a;  // values of the factorized matrix (for refinement)
+  double anorm = 0;
+  std::vector<double> scale;  // per original index
+  std::vector<detail::NodeFactor> nodes;
+  std::vector<detail::NodeCb> cbs;
+  std::vector<detail::NodeStats> stats;
+  FactorInfo finfo;
+  SolveInfo sinfo;
+  std::vector<std::int32_t> perm32;
+};
+
+Ldlt::Ldlt(LdltOptions opts) : s_(std::make_unique<State>()) {
+  require(opts.pivot_threshold >= 0 && opts.pivot_threshold <= 0.5,
+          "LdltOptions: pivot_threshold must be in [0, 0.5], got " + std::to_string(opts.pivot_threshold));
+  require(opts.max_refine >= 0, "LdltOptions: max_refine must be >= 0");
+  require(opts.block_size >= 2, "LdltOptions: block_size must be >= 2");
+  require(opts.zero_pivot >= 0, "LdltOptions: zero_pivot must be >= 0");
+  s_->opts = std::move(opts);
+}
+Ldlt::~Ldlt() = default;
+Ldlt::Ldlt(Ldlt&&) noexcept = default;
+Ldlt& Ldlt::operator=(Ldlt&&) noexcept = default;
+
+const AnalyzeInfo& Ldlt::analyze_info() const { return s_->ainfo; }
+const FactorInfo& Ldlt::factor_info() const { return s_->finfo; }
+const SolveInfo& Ldlt::solve_info() const { return s_->sinfo; }
+const LdltOptions& Ldlt::options() const { return s_->opts; }
+const std::vector<std::int32_t>& Ldlt::permutation() const { return s_->perm32; }
+
+std::uint64_t Ldlt::factor_hash() const {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const void* p, std::size_t bytes) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < bytes; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  };
+  for (const auto& f : s_->nodes) {
+    mix(f.idx.data(), f.idx.size() * sizeof(int));
+    mix(f.L.data(), f.L.size() * sizeof(double));
+    mix(f.d.data(), f.d.size() * sizeof(double));
+    mix(f.e.data(), f.e.size() * sizeof(double));
+    mix(f.piv.data(), f.piv.size());
+  }
+  return h;
+}
+
+const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A) {
+  State& st = *s_;
+  st.analyzed = st.factored = false;
+  st.nodes.clear();
+  detail::analyze_pattern(A, st.opts, st.sym);
+  const auto& S = st.sym;
+  st.ainfo = AnalyzeInfo{};
+  st.ainfo.n = S.n;
+  st.ainfo.nnz_a = A.nnz();
+  st.ainfo.nnz_l = S.nnz_l;
+  st.ainfo.flops = S.flops;
+  st.ainfo.ordering = S.ordering;
+  st.ainfo.supernodes = S.ns;
+  st.ainfo.levels = S.levels;
+  st.ainfo.tasks = std::int64_t(S.task_lo.size());
+  st.ainfo.mode = S.single_task ? "single-task" : "tree";
+  st.perm32.assign(S.perm.begin(), S.perm.end());
+  st.analyzed = true;
+  return st.ainfo;
+}
+
+namespace {
+// Ruiz symmetric equilibration in the max norm on a lower-stored matrix.
+std::vector<double> ruiz_scale(const CscMatrix32& A) {
+  const int n = A.n_cols;
+  std::vector<double> s(n, 1.0), r(n);
+  for (int it = 0; it < 20; ++it) {
+    std::fill(r.begin(), r.end(), 0.0);
+    for (int c = 0; c < n; ++c)
+      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+        int i = A.row_idx[k];
+        double v = std::fabs(A.values[k]) * s[i] * s[c];
+        r[i] = std::max(r[i], v);
+        r[c] = std::max(r[c], v);
+      }
+    double dev = 0;
+    for (int i = 0; i < n; ++i)
+      if (r[i] > 0) {
+        dev = std::max(dev, std::fabs(1.0 - r[i]));
+        s[i] /= std::sqrt(r[i]);
+      }
+    if (dev < 1e-2) break;
+  }
+  return s;
+}
+}  // namespace
+
+FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
+  State& st = *s_;
+  require(st.analyzed, "Ldlt::factorize called before analyze");
+  const auto& S = st.sym;
+  require(A.n_cols == S.n && A.n_rows == S.n && A.col_ptr == S.a_colptr && A.row_idx == S.a_rowidx,
+          "Ldlt::factorize: the matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'") +
+              " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
+  require(A.values.size() == S.a_rowidx.size(), "Ldlt::factorize: values has the wrong size");
+  for (std::size_t k = 0; k < A.values.size(); ++k)
+    if (!std::isfinite(A.values[k]))
+      throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of the matrix" +
+                  (A.name.empty() ? std::string() : " '" + A.name + "'") + " is not finite");
+  st.factored = false;
+  SequentialExecutor seq;
+  Executor& ex = exec ? *exec : seq;
+  const auto t0 = std::chrono::steady_clock::now();
+
+  st.a = A;
+  st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
+  st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
+  std::vector<double> sval(S.ai.size());
+  double amax = 0;
+  for (int j = 0; j < S.n; ++j) {
+    const double sj = st.scale[S.perm[j]];
+    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
+      sval[q] = A.values[S.asrc[q]] * st.scale[S.perm[S.ai[q]]] * sj;
+      amax = std::max(amax, std::fabs(sval[q]));
+    }
+  }
+  const double norm = amax > 0 ? amax : 1.0;
+  detail::NumericCtx ctx;
+  ctx.sym = &S;
+  ctx.sval = sval.data();
+  st.nodes.resize(S.ns);  // keeps buffers of a previous factorization
+  st.cbs.assign(S.ns, {});
+  st.stats.assign(S.ns, {});
+  ctx.nodes = st.nodes.data();
+  ctx.cbs = st.cbs.data();
+  ctx.stats = st.stats.data();
+  ctx.u = st.opts.pivot_threshold;
+  ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
+  ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
+  ctx.nb = st.opts.block_size;
+
+  const int nt = int(S.task_lo.size());
+  {
+    std::vector<VariableHandle<std::int64_t>> tokens;
+    tokens.reserve(nt);
+    for (int t = 0; t < nt; ++t) tokens.emplace_back(std::int64_t(0), "ldlt_token");
+    std::vector<Handle*> deps;
+    for (int t = 0; t < nt; ++t) {
+      deps.clear();
+      for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) deps.push_back(&tokens[S.dep_list[q]]);
+      codelets::insert_ldlt_subtree(ex, &ctx, S.task_lo[t], S.task_hi[t], tokens[t], deps, 0);
+    }
+    ex.wait_all();
+  }
+  st.cbs.clear();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  FactorInfo fi;
+  fi.min_pivot = std::numeric_limits<double>::infinity();
+  for (const auto& x : st.stats) {
+    fi.min_pivot = std::min(fi.min_pivot, x.min_pivot);
+    fi.max_pivot = std::max(fi.max_pivot, x.max_pivot);
+    fi.inertia.pos += x.pos;
+    fi.inertia.neg += x.neg;
+    fi.inertia.zero += x.zero;
+    fi.two_by_two += x.two_by_two;
+    fi.delayed += x.delayed;
+    fi.static_pivots += x.static_pivots;
+    fi.flops += x.flops;
+  }
+  if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
+  fi.singular = fi.static_pivots > 0;
+  fi.tasks = nt;
+  fi.factor_s = secs;
+  fi.gflops = secs > 0 ? fi.flops / secs * 1e-9 : 0;
+  st.finfo = fi;
+  st.factored = true;
+  return fi;
+}
+
+namespace {
+struct Refiner {
+  Ldlt::State& st;
+  Executor& ex;
+  int n;
+
+  // x = A^-1 b through the factorization (nrhs columns).
+  void apply(const double* b, double* x, int nrhs) {
+    const auto& S = st.sym;
+    std::vector<double> y(std::size_t(n) * nrhs);
+    for (int r = 0; r < nrhs; ++r)
+      for (int i = 0; i < n; ++i) {
+        const int o = S.perm[i];
+        y[i + std::size_t(r) * n] = st.scale[o] * b[o + std::size_t(r) * n];
+      }
+    {
+      auto h = Handle::matrix(y.data(), n, nrhs, n, sizeof(double), "ldlt_rhs");
+      codelets::insert_ldlt_solve(ex, &S, st.nodes.data(), h);
+      ex.wait_all();
+    }
+    for (int r = 0; r < nrhs; ++r)
+      for (int i = 0; i < n; ++i) {
+        const int o = S.perm[i];
+        x[o + std::size_t(r) * n] = st.scale[o] * y[i + std::size_t(r) * n];
+      }
+  }
+  // r = b - A x, returns the backward error.
+  double residual(const double* b, const double* x, double* r) {
+    multiply(st.a, x, r);
+    double rn = 0, xn = 0, bn = 0;
+    for (int i = 0; i < n; ++i) {
+      r[i] = b[i] - r[i];
+      rn = std::max(rn, std::fabs(r[i]));
+      xn = std::max(xn, std::fabs(x[i]));
+      bn = std::max(bn, std::fabs(b[i]));
+    }
+    const double den = st.anorm * xn + bn;
+    if (!std::isfinite(rn)) return std::numeric_limits<double>::infinity();
+    return den > 0 ? rn / den : (rn > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  }
+
+  // Right-preconditioned FGMRES(m) from x; returns iterations, updates x and berr.
+  int fgmres(const double* b, double* x, double& berr, int restart, int maxit) {
+    const double eps = std::numeric_limits<double>::epsilon();
+    int its = 0;
+    std::vector<double> r(n), w(n), best(x, x + n);
+    double best_berr = berr;
+    while (its < maxit && best_berr > 10 * eps) {
+      const int m = std::max(1, std::min(restart, maxit - its));
+      residual(b, x, r.data());
+      double beta = std::sqrt(std::inner_product(r.begin(), r.end(), r.begin(), 0.0));
+      if (!(beta > 0)) break;
+      std::vector<std::vector<double>> V(m + 1, std::vector<double>(n)), Z(m, std::vector<double>(n));
+      std::vector<double> H((m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0);
+      for (int i = 0; i < n; ++i) V[0][i] = r[i] / beta;
+      g[0] = beta;
+      int k = 0;
+      for (; k < m; ++k) {
+        apply(V[k].data(), Z[k].data(), 1);
+        multiply(st.a, Z[k].data(), w.data());
+        for (int j = 0; j <= k; ++j) {
+          double h = std::inner_product(w.begin(), w.end(), V[j].begin(), 0.0);
+          H[j + k * (m + 1)] = h;
+          for (int i = 0; i < n; ++i) w[i] -= h * V[j][i];
+        }
+        double hn = std::sqrt(std::inner_product(w.begin(), w.end(), w.begin(), 0.0));
+        H[k + 1 + k * (m + 1)] = hn;
+        if (hn > 0)
+          for (int i = 0; i < n; ++i) V[k + 1][i] = w[i] / hn;
+        for (int j = 0; j < k; ++j) {
+          double a = H[j + k * (m + 1)], c = H[j + 1 + k * (m + 1)];
+          H[j + k * (m + 1)] = cs[j] * a + sn[j] * c;
+          H[j + 1 + k * (m + 1)] = -sn[j] * a + cs[j] * c;
+        }
+        double a = H[k + k * (m + 1)], c = H[k + 1 + k * (m + 1)];
+        double rr = std::hypot(a, c);
+        cs[k] = rr > 0 ? a / rr : 1.0;
+        sn[k] = rr > 0 ? c / rr : 0.0;
+        H[k + k * (m + 1)] = rr;
+        H[k + 1 + k * (m + 1)] = 0;
+        g[k + 1] = -sn[k] * g[k];
+        g[k] = cs[k] * g[k];
+        ++its;
+        if (std::fabs(g[k + 1]) <= eps * beta || hn == 0) {
+          ++k;
+          break;
+        }
+      }
+      std::vector<double> y(k, 0.0);
+      for (int j = k - 1; j >= 0; --j) {
+        double sum = g[j];
+        for (int l = j + 1; l < k; ++l) sum -= H[j + l * (m + 1)] * y[l];
+        y[j] = H[j + j * (m + 1)] != 0 ? sum / H[j + j * (m + 1)] : 0.0;
+      }
+      for (int j = 0; j < k; ++j)
+        for (int i = 0; i < n; ++i) x[i] += y[j] * Z[j][i];
+      const double be = residual(b, x, r.data());
+      if (be < best_berr) {
+        const bool progress = be < 0.5 * best_berr;
+        best_berr = be;
+        std::copy(x, x + n, best.begin());
+        if (!progress) break;
+      } else {
+        break;
+      }
+    }
+    std::copy(best.begin(), best.end(), x);
+    berr = best_berr;
+    return its;
+  }
+};
+}  // namespace
+
+std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor* exec) {
+  State& st = *s_;
+  require(st.factored, "Ldlt::solve called before a successful factorize");
+  require(nrhs >= 1, "Ldlt::solve: nrhs must be >= 1, got " + std::to_string(nrhs));
+  const int n = st.sym.n;
+  require(b.size() == std::size_t(n) * std::size_t(nrhs),
+          "Ldlt::solve: b has " + std::to_string(b.size()) + " entries, expected n * nrhs = " +
+              std::to_string(std::size_t(n) * std::size_t(nrhs)));
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (!std::isfinite(b[i])) throw Error("Ldlt::solve: b[" + std::to_string(i) + "] is not finite");
+  SequentialExecutor seq;
+  Executor& ex = exec ? *exec : seq;
+  Refiner R{st, ex, n};
+  std::vector<double> x(b.size());
+  st.sinfo = SolveInfo{};
+  if (n == 0) return x;
+  R.apply(b.data(), x.data(), nrhs);
+  const double eps = std::numeric_limits<double>::epsilon();
+  std::vector<double> r(std::size_t(n) * nrhs), dx(std::size_t(n) * nrhs), xold;
+  std::vector<double> berr(nrhs);
+  auto all_residuals = [&] {
+    double mx = 0;
+    for (int k = 0; k < nrhs; ++k) {
+      berr[k] = R.residual(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, r.data() + std::size_t(k) * n);
+      mx = std::max(mx, berr[k]);
+    }
+    return mx;
+  };
+  double be = all_residuals();
+  int it = 0;
+  while (it < st.opts.max_refine && be > 2 * eps) {
+    R.apply(r.data(), dx.data(), nrhs);
+    xold = x;
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += dx[i];
+    ++it;
+    const double nb = all_residuals();
+    if (!(nb < be)) {  // worse: undo and stop
+      x = xold;
+      be = all_residuals();
+      break;
+    }
+    const bool progress = nb < 0.5 * be;
+    be = nb;
+    if (!progress) break;
+  }
+  st.sinfo.refine_iters = it;
+  if (be > 10 * eps && st.opts.max_fgmres > 0) {
+    int fits = 0;
+    for (int k = 0; k < nrhs; ++k) {
+      if (berr[k] <= 10 * eps) continue;
+      fits += R.fgmres(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, berr[k],
+                       st.opts.fgmres_restart, st.opts.max_fgmres);
+    }
+    st.sinfo.fgmres_iters = fits;
+    be = *std::max_element(berr.begin(), berr.end());
+  }
+  st.sinfo.backward_error = be;
+  return x;
+}
+
+}  // namespace stardiff::sparse

@@ -1,0 +1,220 @@
+// src/sparse/ldlt_numeric.cpp — multifrontal assembly, supernode factorization, solves.
+//
+// Contract (see ldlt_internal.hpp):
+//  * factor_nodes(ctx, lo, hi) processes supernodes lo..hi in postorder. A front's rows
+//    are [own columns, children's delayed columns (child order), the supernode's rows];
+//    it assembles the scaled entries of A, then extend-adds the children's contribution
+//    blocks in child order (fixed order: bitwise reproducible), frees them, factorizes the
+//    front (front_ldlt_cpu; roots force every column) and stores L, D and the new
+//    contribution block (whose first rows are the columns delayed to the parent).
+//  * solve_factor: forward (L), diagonal (D, 1x1 and 2x2), backward (L^T) sweeps over the
+//    supernodes with dtrsm/dgemm per supernode on gathered rows, nrhs columns at once.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <cstring>
+#include <string>
+
+#include "cpu/sparse/front_ldlt.hpp"
+#include "sparse/ldlt_internal.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::sparse::detail {
+namespace {
+thread_local std::vector<int> t_pos;
+thread_local std::vector<double> t_front;  // reused frontal matrix storage
+
+void factor_node(const NumericCtx& ctx, int s) {
+  const Symbolic& S = *ctx.sym;
+  const int first = S.sn_first[s], last = S.sn_first[s + 1];
+  const int ncol = last - first;
+  int nd = 0;
+  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) nd += ctx.cbs[S.child_list[k]].ndelay;
+  const int below = int(S.row_ptr[s + 1] - S.row_ptr[s]);
+  const int p = ncol + nd, m = p + below;
+  std::vector<int> idx(m);
+  {
+    int w = 0;
+    for (int j = first; j < last; ++j) idx[w++] = j;
+    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+      const NodeCb& cb = ctx.cbs[S.child_list[k]];
+      for (int q = 0; q < cb.ndelay; ++q) idx[w++] = cb.idx[q];
+    }
+    for (std::int64_t q = S.row_ptr[s]; q < S.row_ptr[s + 1]; ++q) idx[w++] = S.rows[q];
+  }
+  if (int(t_pos.size()) < S.n) t_pos.assign(S.n, -1);
+  int* pos = t_pos.data();
+  for (int t = 0; t < m; ++t) pos[idx[t]] = t;
+
+  const std::size_t mm = std::size_t(m);
+  if (t_front.size() < mm * mm) {
+    t_front.clear();
+    t_front.shrink_to_fit();
+    t_front.resize(mm * mm);
+  }
+  double* F = t_front.data();
+  for (std::size_t j = 0; j < mm; ++j) std::memset(F + j * mm + j, 0, sizeof(double) * (mm - j));
+  // entries of A
+  for (int j = first; j < last; ++j) {
+    const std::size_t cj = std::size_t(pos[j]) * mm;
+    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) F[std::size_t(pos[S.ai[q]]) + cj] += ctx.sval[q];
+  }
+  // children's contribution blocks, in child order
+  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+    NodeCb& cb = ctx.cbs[S.child_list[k]];
+    const int mc = int(cb.idx.size());
+    std::vector<int> cpos(mc);
+    for (int a = 0; a < mc; ++a) {
+      cpos[a] = pos[cb.idx[a]];
+      if (cpos[a] < 0) throw Error("Ldlt::factorize: internal error: contribution row outside the parent front");
+    }
+    for (int b = 0; b < mc; ++b) {
+      const double* col = cb.v.data() + std::size_t(b) * mc;
+      const int pb = cpos[b];
+      for (int a = b; a < mc; ++a) {
+        const int pa = cpos[a];
+        if (pa >= pb) F[std::size_t(pa) + std::size_t(pb) * mm] += col[a];
+        else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
+      }
+    }
+    cb = NodeCb{};  // release
+  }
+  for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
+
+  const bool root = S.sn_parent[s] == -1;
+  cpu::FrontOptions fo;
+  fo.u = ctx.u;
+  fo.small = ctx.small;
+  fo.static_piv = ctx.static_piv;
+  fo.force = root;
+  fo.nb = ctx.nb;
+  std::vector<int> lperm(m);
+  NodeFactor& nf = ctx.nodes[s];
+  nf.d.assign(std::max(p, 1), 0.0);
+  nf.e.assign(std::max(p, 1), 0.0);
+  nf.piv.assign(std::max(p, 1), 1);
+  cpu::FrontCounts fc;
+  const int nelim = cpu::front_ldlt_cpu(F, m, p, fo, lperm.data(), nf.d.data(), nf.e.data(), nf.piv.data(), fc);
+  if (root && nelim != p) throw Error("Ldlt::factorize: internal error: root front left columns uneliminated");
+  nf.d.resize(nelim);
+  nf.e.resize(nelim);
+  nf.piv.resize(nelim);
+  nf.nelim = nelim;
+  nf.idx.resize(m);
+  for (int t = 0; t < m; ++t) nf.idx[t] = idx[lperm[t]];
+  nf.L.assign(F, F + mm * std::size_t(nelim));
+  for (int j = 1; j < nelim; ++j)  // the strict upper triangle holds scratch: clear it
+    std::memset(nf.L.data() + std::size_t(j) * mm, 0, sizeof(double) * std::size_t(j));
+  NodeStats& st = ctx.stats[s];
+  st.pos = fc.pos;
+  st.neg = fc.neg;
+  st.zero = fc.zero;
+  st.two_by_two = fc.two_by_two;
+  st.static_pivots = fc.static_pivots;
+  st.delayed = root ? 0 : p - nelim;
+  {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (int t = 0; t < nelim; ++t) {
+      if (nf.piv[t] == 2) {
+        const double a = nf.d[t], b = nf.e[t], c = nf.d[t + 1];
+        const double mid = 0.5 * (a + c), rad = std::hypot(0.5 * (a - c), b);
+        const double l1 = std::fabs(mid + rad), l2 = std::fabs(mid - rad);
+        lo = std::min({lo, l1, l2});
+        hi = std::max({hi, l1, l2});
+        ++t;
+      } else if (nf.piv[t] == 1) {
+        lo = std::min(lo, std::fabs(nf.d[t]));
+        hi = std::max(hi, std::fabs(nf.d[t]));
+      }
+    }
+    st.min_pivot = lo;
+    st.max_pivot = hi;
+  }
+  {
+    double fl = 0;
+    for (int t = 0; t < nelim; ++t) {
+      double c = m - t;
+      fl += c * c;
+    }
+    st.flops = fl;
+  }
+  if (!root) {
+    NodeCb& cb = ctx.cbs[s];
+    const int mc = m - nelim;
+    cb.ndelay = p - nelim;
+    cb.idx.assign(nf.idx.begin() + nelim, nf.idx.end());
+    cb.v.resize(std::size_t(mc) * mc);
+    for (int b = 0; b < mc; ++b)
+      std::memcpy(cb.v.data() + std::size_t(b) * mc + b, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
+                  sizeof(double) * std::size_t(mc - b));
+  }
+  if (mm * mm > (std::size_t(1) << 24)) {  // do not keep more than 128 MB per thread
+    t_front.clear();
+    t_front.shrink_to_fit();
+  }
+}
+}  // namespace
+
+void factor_nodes(const NumericCtx& ctx, int lo, int hi) {
+  for (int s = lo; s <= hi; ++s) factor_node(ctx, s);
+}
+
+void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs) {
+  const int n = S.n;
+  std::vector<double> G;
+  // forward: L y = b
+  for (int s = 0; s < S.ns; ++s) {
+    const NodeFactor& f = nodes[s];
+    const int m = int(f.idx.size()), ne = f.nelim;
+    if (ne == 0) continue;
+    G.resize(std::size_t(m) * nrhs);
+    for (int r = 0; r < nrhs; ++r)
+      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = X[f.idx[t] + std::size_t(r) * n];
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(),
+                m);
+    if (m > ne)
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(), m,
+                  1.0, G.data() + ne, m);
+    for (int r = 0; r < nrhs; ++r)
+      for (int t = 0; t < m; ++t) X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
+  }
+  // diagonal
+  for (int s = 0; s < S.ns; ++s) {
+    const NodeFactor& f = nodes[s];
+    for (int t = 0; t < f.nelim; ++t) {
+      if (f.piv[t] == 2) {
+        const double a = f.d[t], b = f.e[t], c = f.d[t + 1];
+        const double det = a * c - b * b;
+        for (int r = 0; r < nrhs; ++r) {
+          double& x0 = X[f.idx[t] + std::size_t(r) * n];
+          double& x1 = X[f.idx[t + 1] + std::size_t(r) * n];
+          const double y0 = (c * x0 - b * x1) / det, y1 = (a * x1 - b * x0) / det;
+          x0 = y0;
+          x1 = y1;
+        }
+        ++t;
+      } else {
+        for (int r = 0; r < nrhs; ++r) X[f.idx[t] + std::size_t(r) * n] /= f.d[t];
+      }
+    }
+  }
+  // backward: L^T x = y
+  for (int s = S.ns - 1; s >= 0; --s) {
+    const NodeFactor& f = nodes[s];
+    const int m = int(f.idx.size()), ne = f.nelim;
+    if (ne == 0) continue;
+    G.resize(std::size_t(m) * nrhs);
+    for (int r = 0; r < nrhs; ++r)
+      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = X[f.idx[t] + std::size_t(r) * n];
+    if (m > ne)
+      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ne, nrhs, m - ne, -1.0, f.L.data() + ne, m, G.data() + ne, m,
+                  1.0, G.data(), m);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(), m);
+    for (int r = 0; r < nrhs; ++r)
+      for (int t = 0; t < ne; ++t) X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
+  }
+}
+
+}  // namespace stardiff::sparse::detail

@@ -1,0 +1,379 @@
+// tests/unit/test_sparse_ldlt_dense.cpp — Ldlt against dense references (no runtime).
+//
+// Inertia is compared with the signs of LAPACKE_dsyev eigenvalues (exact counts) on
+// random SPD, indefinite, KKT and singular matrices, dense and sparse, under every
+// ordering; solutions with refinement must reach a backward error near eps and a
+// relative residual <= 1e-10; refactorization reuses the analysis; misuse throws.
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "sparse/ldlt_internal.hpp"
+#include "stardiff/sparse/csc_matrix.hpp"
+#include "stardiff/sparse/ldlt.hpp"
+
+using namespace stardiff;
+using namespace stardiff::sparse;
+
+namespace {
+
+// Dense symmetric n x n (column-major, full) to lower CSC keeping entries where keep().
+CscMatrix32 to_csc(int n, const std::vector<double>& D, bool keep_zeros = false) {
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      double a = D[i + std::size_t(j) * n];
+      if (a != 0.0 || i == j || keep_zeros) {
+        r.push_back(i);
+        c.push_back(j);
+        v.push_back(a);
+      }
+    }
+  return from_triplets(n, n, r, c, v, true);
+}
+
+std::vector<double> to_dense(const CscMatrix32& A) {
+  int n = A.n_cols;
+  std::vector<double> D(std::size_t(n) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k) {
+      D[A.row_idx[k] + std::size_t(j) * n] = A.values[k];
+      D[j + std::size_t(A.row_idx[k]) * n] = A.values[k];
+    }
+  return D;
+}
+
+Inertia dense_inertia(const CscMatrix32& A, double rel_zero = 1e-10) {
+  int n = A.n_cols;
+  auto D = to_dense(A);
+  std::vector<double> w(n);
+  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, D.data(), n, w.data()), 0);
+  double mx = 0;
+  for (double x : w) mx = std::max(mx, std::fabs(x));
+  Inertia in;
+  for (double x : w) {
+    if (std::fabs(x) <= rel_zero * mx) in.zero++;
+    else if (x > 0) in.pos++;
+    else in.neg++;
+  }
+  return in;
+}
+
+// Q diag(lambda) Q^T with a random orthogonal Q (product of Householder reflections).
+std::vector<double> spectral(const std::vector<double>& lambda, std::mt19937& g) {
+  int n = int(lambda.size());
+  std::normal_distribution<double> N;
+  std::vector<double> M(std::size_t(n) * n, 0.0);
+  for (int i = 0; i < n; ++i) M[i + std::size_t(i) * n] = lambda[i];
+  for (int h = 0; h < 3; ++h) {
+    std::vector<double> v(n);
+    double nv = 0;
+    for (auto& x : v) {
+      x = N(g);
+      nv += x * x;
+    }
+    for (auto& x : v) x /= std::sqrt(nv);
+    // M = H M H, H = I - 2 v v^T
+    std::vector<double> Mv(n, 0.0);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) Mv[i] += M[i + std::size_t(j) * n] * v[j];
+    double vMv = 0;
+    for (int i = 0; i < n; ++i) vMv += v[i] * Mv[i];
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        M[i + std::size_t(j) * n] += -2 * v[i] * Mv[j] - 2 * Mv[i] * v[j] + 4 * vMv * v[i] * v[j];
+  }
+  return M;
+}
+
+// Random sparse symmetric: each off-diagonal (i>j) present with probability p.
+CscMatrix32 random_sparse(int n, double p, double diag, std::mt19937& g, bool zero_diag_part = false, int nzero = 0) {
+  std::uniform_real_distribution<double> U(-1, 1), P(0, 1);
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j) {
+    r.push_back(j);
+    c.push_back(j);
+    v.push_back(zero_diag_part && j >= n - nzero ? 0.0 : diag + U(g));
+    for (int i = j + 1; i < n; ++i)
+      if (P(g) < p) {
+        r.push_back(i);
+        c.push_back(j);
+        v.push_back(U(g));
+      }
+  }
+  return from_triplets(n, n, r, c, v, true);
+}
+
+double relres(const CscMatrix32& A, const std::vector<double>& x, const std::vector<double>& b) {
+  std::vector<double> y(x.size());
+  multiply(A, x.data(), y.data());
+  double rn = 0, bn = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    rn = std::max(rn, std::fabs(y[i] - b[i]));
+    bn = std::max(bn, std::fabs(b[i]));
+  }
+  return rn / bn;
+}
+
+void expect_inertia(const Inertia& got, const Inertia& want) {
+  EXPECT_EQ(got.pos, want.pos);
+  EXPECT_EQ(got.neg, want.neg);
+  EXPECT_EQ(got.zero, want.zero);
+}
+
+std::vector<double> ones_rhs(const CscMatrix32& A) {
+  std::vector<double> x(A.n_cols), b(A.n_cols);
+  for (int i = 0; i < A.n_cols; ++i) x[i] = 1.0 + 0.01 * i;
+  multiply(A, x.data(), b.data());
+  return b;
+}
+
+}  // namespace
+
+TEST(SparseLdltDense, SpdDenseSolvesAndInertia) {
+  std::mt19937 g(1);
+  std::vector<double> lam(40);
+  for (int i = 0; i < 40; ++i) lam[i] = 1.0 + i;
+  auto A = to_csc(40, spectral(lam, g));
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  auto fi = ldlt.factorize(A);
+  expect_inertia(fi.inertia, {40, 0, 0});
+  EXPECT_FALSE(fi.singular);
+  auto b = ones_rhs(A);
+  auto x = ldlt.solve(b);
+  EXPECT_LE(relres(A, x, b), 1e-12);
+  EXPECT_LE(ldlt.solve_info().backward_error, 1e-14);
+}
+
+TEST(SparseLdltDense, IndefiniteDenseNeedsPivoting) {
+  std::mt19937 g(2);
+  std::vector<double> lam(60);
+  for (int i = 0; i < 60; ++i) lam[i] = (i % 3 == 0 ? -1.0 : 1.0) * (0.5 + i);
+  auto D = spectral(lam, g);
+  // zero diagonal: unpivoted LDL^T would break down at once
+  for (int i = 0; i < 60; i += 7) D[i + std::size_t(i) * 60] = 0.0;
+  auto A = to_csc(60, D, true);
+  Inertia want = dense_inertia(A);
+  for (auto ord : {Ordering::Natural, Ordering::Amd, Ordering::Metis}) {
+    Ldlt ldlt({.ordering = ord, .block_size = 8});
+    ldlt.analyze(A);
+    auto fi = ldlt.factorize(A);
+    expect_inertia(fi.inertia, want);
+    EXPECT_FALSE(fi.singular);
+    auto b = ones_rhs(A);
+    auto x = ldlt.solve(b);
+    EXPECT_LE(relres(A, x, b), 1e-11) << to_string(ord);
+  }
+}
+
+TEST(SparseLdltDense, ZeroDiagonal2x2Pivots) {
+  // [[0, 1], [1, 0]] blocks coupled weakly: needs 2x2 pivots, inertia n/2 each.
+  int n = 40;
+  std::vector<double> D(std::size_t(n) * n, 0.0);
+  for (int k = 0; k < n; k += 2) {
+    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0 + k;
+    if (k + 2 < n) D[k + 2 + std::size_t(k) * n] = D[k + std::size_t(k + 2) * n] = 0.1;
+  }
+  auto A = to_csc(n, D);
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  auto fi = ldlt.factorize(A);
+  expect_inertia(fi.inertia, {n / 2, n / 2, 0});
+  EXPECT_GT(fi.two_by_two, 0);
+  auto b = ones_rhs(A);
+  auto x = ldlt.solve(b);
+  EXPECT_LE(relres(A, x, b), 1e-12);
+}
+
+TEST(SparseLdltDense, SingularReportsZeroEigenvalues) {
+  std::mt19937 g(3);
+  std::vector<double> lam(30);
+  for (int i = 0; i < 30; ++i) lam[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + i);
+  lam[4] = lam[11] = lam[20] = 0.0;
+  auto A = to_csc(30, spectral(lam, g));
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  auto fi = ldlt.factorize(A);
+  EXPECT_TRUE(fi.singular);
+  expect_inertia(fi.inertia, dense_inertia(A));
+  EXPECT_EQ(fi.inertia.zero, 3);
+  EXPECT_EQ(fi.static_pivots, 3);
+}
+
+TEST(SparseLdltDense, ZeroMatrixIsSingular) {
+  std::vector<double> D(25, 0.0);
+  auto A = to_csc(5, D);
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  auto fi = ldlt.factorize(A);
+  EXPECT_TRUE(fi.singular);
+  expect_inertia(fi.inertia, {0, 0, 5});
+}
+
+TEST(SparseLdltDense, RandomSparseAllOrderings) {
+  std::mt19937 g(4);
+  for (int trial = 0; trial < 6; ++trial) {
+    int n = 150 + 40 * trial;
+    double diag = trial % 2 ? 0.0 : 8.0;  // even: SPD-ish; odd: indefinite
+    auto A = random_sparse(n, 4.0 / n, diag, g);
+    Inertia want = dense_inertia(A, 1e-9);
+    if (want.zero) continue;
+    for (auto ord : {Ordering::Natural, Ordering::Amd, Ordering::Metis, Ordering::Auto}) {
+      Ldlt ldlt({.ordering = ord, .nemin = 8, .small_flops = 0, .block_size = 16});
+      ldlt.analyze(A);
+      auto fi = ldlt.factorize(A);
+      expect_inertia(fi.inertia, want);
+      auto b = ones_rhs(A);
+      auto x = ldlt.solve(b);
+      EXPECT_LE(relres(A, x, b), 1e-10) << "trial " << trial << " " << to_string(ord);
+      EXPECT_LE(ldlt.solve_info().backward_error, 1e-14);
+    }
+  }
+}
+
+TEST(SparseLdltDense, KktInertia) {
+  // [[H, B^T], [B, 0]]: H SPD (n1), B (m1 x n1) full rank: inertia (n1, m1, 0).
+  std::mt19937 g(5);
+  std::uniform_real_distribution<double> U(-1, 1);
+  int n1 = 200, m1 = 80, n = n1 + m1;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n1; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(4.0);
+    if (j + 1 < n1) r.push_back(j + 1), c.push_back(j), v.push_back(-1.0);
+  }
+  for (int i = 0; i < m1; ++i) {
+    r.push_back(n1 + i), c.push_back(2 * i), v.push_back(1.0 + 0.1 * U(g));
+    r.push_back(n1 + i), c.push_back(2 * i + 1), v.push_back(U(g));
+    r.push_back(n1 + i), c.push_back((7 * i + 3) % n1), v.push_back(0.5 * U(g));
+  }
+  auto A = from_triplets(n, n, r, c, v, true);
+  Inertia want = dense_inertia(A);
+  ASSERT_EQ(want.pos, n1);
+  ASSERT_EQ(want.neg, m1);
+  for (auto ord : {Ordering::Natural, Ordering::Amd, Ordering::Metis}) {
+    Ldlt ldlt({.ordering = ord, .nemin = 4, .small_flops = 0, .block_size = 8});
+    ldlt.analyze(A);
+    auto fi = ldlt.factorize(A);
+    expect_inertia(fi.inertia, want);
+    auto b = ones_rhs(A);
+    auto x = ldlt.solve(b);
+    EXPECT_LE(relres(A, x, b), 1e-11) << to_string(ord);
+  }
+}
+
+TEST(SparseLdltDense, SingularSparseLaplacian) {
+  // Neumann graph Laplacian of a 12 x 12 grid: one zero eigenvalue.
+  int k = 12, n = k * k;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  std::vector<double> deg(n, 0.0);
+  for (int y = 0; y < k; ++y)
+    for (int x = 0; x < k; ++x) {
+      int i = x + k * y;
+      if (x + 1 < k) r.push_back(i + 1), c.push_back(i), v.push_back(-1.0), deg[i] += 1, deg[i + 1] += 1;
+      if (y + 1 < k) r.push_back(i + k), c.push_back(i), v.push_back(-1.0), deg[i] += 1, deg[i + k] += 1;
+    }
+  for (int i = 0; i < n; ++i) r.push_back(i), c.push_back(i), v.push_back(deg[i]);
+  auto A = from_triplets(n, n, r, c, v, true);
+  for (auto ord : {Ordering::Amd, Ordering::Metis}) {
+    Ldlt ldlt({.ordering = ord, .small_flops = 0});
+    ldlt.analyze(A);
+    auto fi = ldlt.factorize(A);
+    EXPECT_TRUE(fi.singular);
+    expect_inertia(fi.inertia, {n - 1, 0, 1});
+  }
+}
+
+TEST(SparseLdltDense, MultipleRhsAndRefactorization) {
+  std::mt19937 g(6);
+  auto A = random_sparse(300, 0.02, 0.0, g);
+  Ldlt ldlt({.small_flops = 0});
+  const auto& ai = ldlt.analyze(A);
+  EXPECT_GT(ai.nnz_l, A.nnz() - 1);
+  EXPECT_GT(ai.supernodes, 0);
+  EXPECT_EQ(ai.mode, "tree");
+  int nrhs = 3;
+  std::vector<double> b(300 * nrhs);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::sin(double(i));
+  ldlt.factorize(A);
+  auto x = ldlt.solve(b, nrhs);
+  for (int k = 0; k < nrhs; ++k) {
+    std::vector<double> xk(x.begin() + 300 * k, x.begin() + 300 * (k + 1));
+    std::vector<double> bk(b.begin() + 300 * k, b.begin() + 300 * (k + 1));
+    EXPECT_LE(relres(A, xk, bk), 1e-10);
+  }
+  // new values, same pattern: the analysis is reused (same permutation), solves stay exact
+  auto perm = ldlt.permutation();
+  auto A2 = A;
+  for (auto& v : A2.values) v *= -2.0;
+  auto fi2 = ldlt.factorize(A2);
+  EXPECT_EQ(ldlt.permutation(), perm);
+  auto fi1 = Ldlt().analyze(A);
+  (void)fi1;
+  Inertia want = dense_inertia(A2);
+  expect_inertia(fi2.inertia, want);
+  auto x2 = ldlt.solve(std::vector<double>(b.begin(), b.begin() + 300));
+  EXPECT_LE(relres(A2, x2, std::vector<double>(b.begin(), b.begin() + 300)), 1e-10);
+}
+
+TEST(SparseLdltDense, PredictedNnzMatchesDenseCount) {
+  // Arrow matrix, natural order: L is full (n(n+1)/2); reversed: L is the pattern itself.
+  int n = 50;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(n);
+    if (j > 0) r.push_back(j), c.push_back(0), v.push_back(1.0);
+  }
+  auto A = from_triplets(n, n, r, c, v, true);
+  Ldlt nat({.ordering = Ordering::Natural, .nemin = 1});
+  EXPECT_EQ(nat.analyze(A).nnz_l, std::int64_t(n) * (n + 1) / 2);
+  std::vector<std::int32_t> rev(n);
+  for (int i = 0; i < n; ++i) rev[i] = n - 1 - i;
+  Ldlt user({.ordering = Ordering::User, .user_perm = rev, .nemin = 1});
+  EXPECT_EQ(user.analyze(A).nnz_l, 2 * n - 1);
+  EXPECT_EQ(user.analyze_info().ordering, Ordering::User);
+  EXPECT_EQ(sparse::detail::predicted_nnz_l(A, rev), 2 * n - 1);
+}
+
+TEST(SparseLdltDense, MisuseThrows) {
+  std::mt19937 g(7);
+  auto A = random_sparse(20, 0.2, 5.0, g);
+  Ldlt ldlt;
+  EXPECT_THROW(ldlt.factorize(A), Error);
+  EXPECT_THROW(ldlt.solve(std::vector<double>(20, 1.0)), Error);
+  ldlt.analyze(A);
+  auto B = random_sparse(21, 0.2, 5.0, g);
+  EXPECT_THROW(ldlt.factorize(B), Error);
+  auto C = A;
+  C.values[3] = std::nan("");
+  EXPECT_THROW(ldlt.factorize(C), Error);
+  ldlt.factorize(A);
+  EXPECT_THROW(ldlt.solve(std::vector<double>(19, 1.0)), Error);
+  EXPECT_THROW(ldlt.solve(std::vector<double>(40, 1.0), 3), Error);
+  auto U = A;
+  U.symmetric_lower = false;
+  EXPECT_THROW(Ldlt().analyze(U), Error);
+  EXPECT_THROW(Ldlt({.ordering = Ordering::User, .user_perm = {0, 1}}).analyze(A), Error);
+  EXPECT_THROW(ordering_from_string("rcm"), Error);
+  EXPECT_EQ(ordering_from_string("metis"), Ordering::Metis);
+  EXPECT_THROW(Ldlt({.pivot_threshold = 0.9}), Error);
+}
+
+TEST(SparseLdltDense, EmptyMatrix) {
+  CscMatrix32 A;
+  A.symmetric_lower = true;
+  A.col_ptr = {0};
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  auto fi = ldlt.factorize(A);
+  EXPECT_FALSE(fi.singular);
+  EXPECT_TRUE(ldlt.solve({}).empty());
+}
