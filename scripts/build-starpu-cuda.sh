@@ -102,9 +102,11 @@ log "source: $(basename "$SRCDIR")"
 # (a) cudaDeviceProp::computeMode is gone: ask cudaDeviceGetAttribute instead.
 perl -0pi -e 's/\b\w+\[(\w+)\]\.computeMode\b/({ int starpu_cm_ = 0; cudaDeviceGetAttribute(&starpu_cm_, cudaDevAttrComputeMode, $1); starpu_cm_; })/g' \
   src/drivers/cuda/driver_cuda.c
-# (b) cublas.h (legacy API) may not be included together with cublas_v2.h.
-perl -pi -e 's{^\s*#\s*include\s*<cublas\.h>\s*\n}{}' \
-  src/drivers/cuda/driver_cuda.h src/drivers/cuda/starpu_cublas.c
+# (b) cublas.h (legacy API) may not be included together with cublas_v2.h: drop it from
+#     starpu_cublas.c (starpu_cublas_v2.h brings cublas_v2.h) and make driver_cuda.h
+#     include cublas_v2.h instead (driver_cuda.c still needs the CUBLAS_STATUS_* enums).
+perl -pi -e 's{^\s*#\s*include\s*<cublas\.h>\s*\n}{}' src/drivers/cuda/starpu_cublas.c
+perl -pi -e 's{^(\s*#\s*include\s*)<cublas\.h>}{$1<cublas_v2.h>}' src/drivers/cuda/driver_cuda.h
 # (c) drop the legacy cublasInit/cublasShutdown calls; the v2 handles StarPU creates per
 #     worker already carry the stream, and the legacy cublasSetKernelStream becomes
 #     cublasSetStream on the worker's v2 handle.
@@ -114,19 +116,22 @@ perl -0pi -e '
   s/cublasSetKernelStream\s*\(\s*starpu_cuda_get_local_stream\s*\(\s*\)\s*\)\s*;/cublasSetStream(starpu_cublas_get_local_handle(), starpu_cuda_get_local_stream());/g;
 ' src/drivers/cuda/starpu_cublas.c
 if grep -nE 'computeMode|cublasInit|cublasShutdown|cublasSetKernelStream|<cublas\.h>' \
-     src/drivers/cuda/driver_cuda.c src/drivers/cuda/driver_cuda.h src/drivers/cuda/starpu_cublas.c; then
+     src/drivers/cuda/driver_cuda.c src/drivers/cuda/driver_cuda.h src/drivers/cuda/starpu_cublas.c \
+   || ! grep -q '<cublas_v2\.h>' src/drivers/cuda/driver_cuda.h; then
   die "CUDA 13 fixes did not apply cleanly to this source (lines above)"
 fi
 
 # 3. Configure a lean build, make, install.
 CUDA_LIB="$CUDA_DIR/lib64"; [ -d "$CUDA_LIB" ] || CUDA_LIB="$CUDA_DIR/lib"
 mkdir -p build && cd build
+# (Not --disable-sc-hypervisor: 1.3.10's configure.ac turns any --*-sc-hypervisor into
+# "yes", and the hypervisor then fails to build for want of uthash.h. Its default is off.)
 log "configure (log: $PWD/configure.log)"
 if ! nice -n 10 ../configure --prefix="$PREFIX" \
     --enable-cuda --with-cuda-dir="$CUDA_DIR" --enable-maxcpus=64 \
     --disable-opencl --disable-starpufft --disable-mpi --disable-fortran \
     --disable-build-doc --disable-build-examples --disable-build-tests \
-    --disable-socl --disable-starpurm --disable-sc-hypervisor --disable-openmp \
+    --disable-socl --disable-starpurm --disable-openmp \
     --disable-opengl-render --disable-glpk --disable-hdf5 --disable-leveldb \
     --disable-mlr --disable-valgrind --disable-static --without-x --without-fxt \
     --enable-blas-lib=none --disable-dependency-tracking \
@@ -136,8 +141,10 @@ fi
 grep -q '^#define STARPU_USE_CUDA\b' include/starpu_config.h \
   || { grep -iE 'cuda' configure.log | tail -n 30; die "configure did not enable CUDA"; }
 log "make -j$JOBS (log: $PWD/make.log)"
-nice -n 10 make -j"$JOBS" >make.log 2>&1 || { grep -E 'error|Error' make.log | head -n 40; die "make failed"; }
-make install >install.log 2>&1 || { tail -n 40 install.log; die "make install failed"; }
+nice -n 10 make -j"$JOBS" >make.log 2>&1 \
+  || { grep -E 'error:|\*\*\*' make.log | head -n 40; die "make failed"; }
+# install-strip: without debug info the install is a few MB instead of 15.
+make install-strip >install.log 2>&1 || { tail -n 40 install.log; die "make install failed"; }
 grep -q '^#define STARPU_USE_CUDA\b' "$STARPU_CFG" || die "installed starpu_config.h lacks STARPU_USE_CUDA"
 
 log "installed in $PREFIX ($(du -sh "$PREFIX" | cut -f1)) in $(( $(date +%s) - START )) s"

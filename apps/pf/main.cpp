@@ -1,7 +1,7 @@
 // apps/pf/main.cpp — stardiff-pf: Newton–Raphson AC power flow on a MATPOWER case.
 //
 //   stardiff-pf CASE.m [--tol T] [--max-iter K] [--qlim] [--order natural|lf|sl|best]
-//               [--jacobian ad|analytic] [--flat-start] [--csv OUT] [--json]
+//               [--jacobian ad|ad-dense|analytic] [--flat-start] [--csv OUT] [--json]
 //               [--executor starpu|sequential] [--blocks B]
 // Exit codes: 0 converged; 1 not converged / singular (JSON still printed); 2 bad input or
 // usage. --json prints exactly one JSON object on stdout: case, buses, branches, converged,
@@ -31,7 +31,8 @@ const char* kUsage =
     "  --max-iter K            Newton iterations per solve (default 10)\n"
     "  --qlim                  enforce generator Q limits (MATPOWER enforce_q_lims = 1)\n"
     "  --order natural|lf|sl|best   column colouring order (default best)\n"
-    "  --jacobian ad|analytic  Jacobian by coloured AD (default) or analytic formulas\n"
+    "  --jacobian ad|ad-dense|analytic  Jacobian by coloured forward AD touching only structurally\n"
+    "                          non-zero partials (default), the dense Dual<N> sweep, or analytic formulas\n"
     "  --flat-start            start from Vm = 1, Va = reference angle (generator setpoints kept)\n"
     "  --csv OUT               write bus,Vm,Va_deg (case-file bus order) to OUT\n"
     "  --json                  print one JSON object on stdout (progress to stderr)\n"
@@ -91,8 +92,9 @@ int main(int argc, char** argv) {
     } else if (a == "--jacobian") {
       std::string m = next("--jacobian");
       if (m == "ad") opts.jacobian = powerflow::JacobianMethod::AD;
+      else if (m == "ad-dense") opts.jacobian = powerflow::JacobianMethod::ADDense;
       else if (m == "analytic") opts.jacobian = powerflow::JacobianMethod::Analytic;
-      else usage_error("--jacobian must be ad or analytic, got '" + m + "'");
+      else usage_error("--jacobian must be ad, ad-dense or analytic, got '" + m + "'");
     } else if (a == "--flat-start") {
       opts.flat_start = true;
     } else if (a == "--csv") {

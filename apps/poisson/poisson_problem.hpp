@@ -11,7 +11,10 @@
 #pragma once
 #include <cmath>
 
-#include "stardiff/stardiff.hpp"
+#include "stardiff/adjoint.hpp"
+#include "stardiff/mesh.hpp"
+#include "stardiff/runtime/executor.hpp"
+#include "stardiff/runtime/runtime.hpp"
 
 namespace stardiff::poisson {
 

@@ -4,7 +4,9 @@
 // For each case (default: all *.m of the shared MATPOWER data that are present) and R >= 5
 // interleaved repeats, times (median, seconds):
 //   residual       mismatch F(V) on double (all rows)
-//   ad_jacobian    coloured forward-mode AD (structured Dual<N>, this module's Newton path)
+//   ad_jacobian    coloured forward-mode AD on Dual<N> touching only structurally non-zero
+//                  partials (this module's Newton path)
+//   ad_dense_jacobian  the same sweep carrying all N partials (classical compressed Jacobian)
 //   generic_ad     forward::SparseJacobian over the templated PfResidual (Dual<8> chunks)
 //   analytic       per-non-zero MATPOWER dSbus_dV assembly (the peer formulas)
 //   fd_jacobian    coloured central finite differences (2 residuals per colour)
@@ -143,6 +145,7 @@ int main(int argc, char** argv) {
     std::vector<Timer> timers;
     timers.push_back({"residual", [&] { mismatch(net, ix, sbus, V0, F); }, {}});
     timers.push_back({"ad_jacobian", [&] { ad_jacobian(net, ix, pat, col, sbus, V0, Jad); }, {}});
+    timers.push_back({"ad_dense_jacobian", [&] { ad_jacobian(net, ix, pat, col, sbus, V0, Jad, true); }, {}});
     timers.push_back({"generic_ad_jacobian", [&] { generic.jacobian(seq, x0, Jgen); }, {}});
     timers.push_back({"analytic_jacobian", [&] { analytic_jacobian(net, ix, pat, sbus, V0, Jan); }, {}});
     timers.push_back({"fd_jacobian", [&] { fd_jacobian(net, ix, pat, col, sbus, V0, 1e-6, Jfd); }, {}});

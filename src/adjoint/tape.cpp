@@ -51,8 +51,10 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
         c.tile = t;
         c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
         c.bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
-        c.buffer = std::make_unique<VectorHandle<unsigned char>>(
-            c.bytes, loop.name + ":save_" + a.dat->name() + "[" + std::to_string(t) + "]");
+        c.storage.reset(new unsigned char[c.bytes]);  // no zero fill: the save task writes it all
+        c.buffer = std::make_unique<Handle>(Handle::vector(c.storage.get(), c.bytes, 1,
+                                                           loop.name + ":save_" + a.dat->name() + "[" +
+                                                               std::to_string(t) + "]"));
         codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
                                    loop.name + ":save_" + a.dat->name());
         bytes_ += c.bytes;

@@ -2,11 +2,13 @@
 // decompression (contracts in include/stardiff/forward/coloring.hpp).
 //
 // The colouring builds the column intersection graph (columns adjacent when they share
-// a row) once as CSR adjacency, orders its vertices (natural, largest-first by degree,
-// smallest-last by exact minimum remaining degree, incidence-degree), and colours greedily
-// with a stamped forbidden-colour array: O(sum over rows of nnz(row)^2).
+// a row) once, compressed by classes of identical rows and of indistinguishable columns
+// (a power-flow Jacobian has both: P/Q rows and Va/Vm columns of a PQ bus), orders its
+// vertices (natural, largest-first by degree, smallest-last by exact minimum remaining
+// degree, incidence-degree) and colours greedily with a stamped forbidden-colour array.
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 #include <string>
 
 #include "stardiff/forward/coloring.hpp"
@@ -90,13 +92,23 @@ ColorOrder color_order_from_string(const std::string& s) {
 
 namespace {
 
-struct Graph {  // CSR adjacency of the column intersection graph
-  std::vector<std::int32_t> ptr, adj;
-  std::int32_t n() const { return static_cast<std::int32_t>(ptr.size()) - 1; }
-  std::int32_t degree(std::int32_t v) const { return ptr[v + 1] - ptr[v]; }
+// Column intersection graph, stored per class of indistinguishable columns: columns whose
+// rows have the same column sets (e.g. Va and Vm of a PQ bus) have the same closed
+// neighbourhood U (the class members included). Neighbours of v: adj[begin(v) .. end(v))
+// minus v itself (every loop below skips v: it is done or uncoloured when visited).
+struct Graph {
+  std::vector<std::int32_t> cls;      // vertex -> class
+  std::vector<std::int32_t> ptr, adj; // class -> closed neighbourhood
+  std::int32_t n() const { return static_cast<std::int32_t>(cls.size()); }
+  std::int32_t begin(std::int32_t v) const { return ptr[cls[v]]; }
+  std::int32_t end(std::int32_t v) const { return ptr[cls[v] + 1]; }
+  std::int32_t degree(std::int32_t v) const {
+    const std::int32_t s = end(v) - begin(v);
+    return s > 0 ? s - 1 : 0;
+  }
 };
 
-// Row-wise (CSR) copy of the pattern's structure.
+// Row-wise (CSR) copy of the pattern's structure (columns increasing within a row).
 void transpose(const SparsityPattern& p, std::vector<std::int32_t>& rptr, std::vector<std::int32_t>& cidx) {
   rptr.assign(p.n_rows + 1, 0);
   for (std::int32_t e = 0; e < p.nnz(); ++e) ++rptr[p.row_idx[e] + 1];
@@ -107,26 +119,74 @@ void transpose(const SparsityPattern& p, std::vector<std::int32_t>& rptr, std::v
     for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) cidx[fill[p.row_idx[e]]++] = j;
 }
 
+std::uint64_t hash_list(const std::int32_t* b, const std::int32_t* e) {
+  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(e - b);
+  for (; b != e; ++b) h = (h ^ static_cast<std::uint32_t>(*b)) * 1099511628211ull;
+  return h;
+}
+
+// Classes of equal integer lists (list k = data[ptr[k] .. ptr[k+1])): class per list and
+// the first member of each class.
+void list_classes(const std::vector<std::int32_t>& ptr, const std::vector<std::int32_t>& data,
+                  std::vector<std::int32_t>& cls, std::vector<std::int32_t>& rep) {
+  const std::int32_t n = static_cast<std::int32_t>(ptr.size()) - 1;
+  cls.assign(n, -1);
+  rep.clear();
+  std::unordered_map<std::uint64_t, std::vector<std::int32_t>> buckets;
+  buckets.reserve(static_cast<std::size_t>(n) * 2);
+  for (std::int32_t k = 0; k < n; ++k) {
+    const std::int32_t *b = data.data() + ptr[k], *e = data.data() + ptr[k + 1];
+    auto& bucket = buckets[hash_list(b, e)];
+    for (std::int32_t c : bucket) {
+      const std::int32_t r = rep[c];
+      if (ptr[r + 1] - ptr[r] == e - b && std::equal(b, e, data.data() + ptr[r])) {
+        cls[k] = c;
+        break;
+      }
+    }
+    if (cls[k] < 0) {
+      cls[k] = static_cast<std::int32_t>(rep.size());
+      bucket.push_back(cls[k]);
+      rep.push_back(k);
+    }
+  }
+}
+
 Graph column_intersection_graph(const SparsityPattern& p) {
   std::vector<std::int32_t> rptr, cidx;
   transpose(p, rptr, cidx);
-  Graph g;
-  g.ptr.assign(p.n_cols + 1, 0);
-  std::vector<std::int32_t> mark(p.n_cols, -1);
-  g.adj.reserve(static_cast<std::size_t>(p.nnz()) * 4);
+  // rows with equal column sets contribute the same neighbours: keep one per class
+  std::vector<std::int32_t> rcls, rrep;
+  list_classes(rptr, cidx, rcls, rrep);
+  // per column: its distinct row classes, sorted
+  std::vector<std::int32_t> kptr(p.n_cols + 1, 0), kdat;
+  kdat.reserve(p.nnz());
+  std::vector<std::int32_t> mark(std::max<std::size_t>(rrep.size(), static_cast<std::size_t>(p.n_cols)), -1);
   for (std::int32_t j = 0; j < p.n_cols; ++j) {
-    mark[j] = j;
+    const std::size_t start = kdat.size();
     for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
-      const std::int32_t i = p.row_idx[e];
-      for (std::int32_t f = rptr[i]; f < rptr[i + 1]; ++f) {
+      const std::int32_t rc = rcls[p.row_idx[e]];
+      if (mark[rc] != j) mark[rc] = j, kdat.push_back(rc);
+    }
+    std::sort(kdat.begin() + start, kdat.end());
+    kptr[j + 1] = static_cast<std::int32_t>(kdat.size());
+  }
+  Graph g;
+  std::vector<std::int32_t> crep;
+  list_classes(kptr, kdat, g.cls, crep);
+  g.ptr.assign(crep.size() + 1, 0);
+  g.adj.reserve(static_cast<std::size_t>(p.nnz()) * 2);
+  std::fill(mark.begin(), mark.end(), -1);
+  for (std::size_t c = 0; c < crep.size(); ++c) {
+    const std::int32_t j = crep[c];
+    for (std::int32_t q = kptr[j]; q < kptr[j + 1]; ++q) {
+      const std::int32_t r = rrep[kdat[q]];
+      for (std::int32_t f = rptr[r]; f < rptr[r + 1]; ++f) {
         const std::int32_t k = cidx[f];
-        if (mark[k] != j) {
-          mark[k] = j;
-          g.adj.push_back(k);
-        }
+        if (mark[k] != static_cast<std::int32_t>(c)) mark[k] = static_cast<std::int32_t>(c), g.adj.push_back(k);
       }
     }
-    g.ptr[j + 1] = static_cast<std::int32_t>(g.adj.size());
+    g.ptr[c + 1] = static_cast<std::int32_t>(g.adj.size());
   }
   return g;
 }
@@ -172,7 +232,7 @@ std::vector<std::int32_t> smallest_last_order(const Graph& g) {
     unlink(v);
     done[v] = 1;
     removed_order.push_back(v);
-    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
       const std::int32_t u = g.adj[e];
       if (done[u]) continue;
       unlink(u);
@@ -224,7 +284,7 @@ std::vector<std::int32_t> incidence_degree_order(const Graph& g) {
     unlink(v);
     done[v] = 1;
     order.push_back(v);
-    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
       const std::int32_t u = g.adj[e];
       if (done[u]) continue;
       unlink(u);
@@ -243,7 +303,7 @@ Coloring greedy(const Graph& g, const std::vector<std::int32_t>& order, ColorOrd
   c.color.assign(n, -1);
   std::vector<std::int32_t> forbidden(n + 1, -1);
   for (std::int32_t v : order) {
-    for (std::int32_t e = g.ptr[v]; e < g.ptr[v + 1]; ++e) {
+    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
       const std::int32_t k = c.color[g.adj[e]];
       if (k >= 0) forbidden[k] = v;
     }

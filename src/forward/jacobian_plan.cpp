@@ -42,6 +42,26 @@ std::vector<std::int32_t> split_rows(const std::vector<double>& cost, std::int32
 std::int32_t auto_blocks(const SparsityPattern& p, int row_blocks) {
   return row_blocks > 0 ? row_blocks : std::clamp<std::int32_t>((p.nnz() + 16383) / 16384, 1, 16);
 }
+
+// Inverse of the blocks' csc_pos maps, cut into contiguous CSC ranges (gather tasks).
+void build_gather(JacobianPlan& plan) {
+  plan.src_block.assign(plan.nnz, -1);
+  plan.src_index.assign(plan.nnz, -1);
+  for (std::size_t b = 0; b < plan.blocks.size(); ++b) {
+    const auto& B = plan.blocks[b];
+    for (std::int32_t e = 0; e < B.out_size; ++e) {
+      plan.src_block[B.csc_pos[e]] = static_cast<std::int32_t>(b);
+      plan.src_index[B.csc_pos[e]] = e;
+    }
+  }
+  for (std::int32_t e = 0; e < plan.nnz; ++e)
+    if (plan.src_block[e] < 0) throw Error("jacobian plan: CSC entry " + std::to_string(e) + " has no source (internal)");
+  const std::int32_t parts =
+      std::clamp<std::int32_t>(plan.nnz / 32768, 1, std::max<std::int32_t>(1, static_cast<std::int32_t>(plan.blocks.size())));
+  plan.gather_bounds.clear();
+  for (std::int32_t g = 0; g <= parts; ++g)
+    plan.gather_bounds.push_back(static_cast<std::int32_t>(static_cast<std::int64_t>(plan.nnz) * g / parts));
+}
 }  // namespace
 
 JacobianPlan make_row_local_plan(const SparsityPattern& p, int width, int row_blocks) {
@@ -89,6 +109,7 @@ JacobianPlan make_row_local_plan(const SparsityPattern& p, int width, int row_bl
     B.csc_pos.assign(pos.begin() + e0, pos.begin() + e1);
     B.out_size = e1 - e0;
   }
+  build_gather(plan);
   return plan;
 }
 
@@ -193,6 +214,7 @@ JacobianPlan make_jacobian_plan(const SparsityPattern& p, const Coloring& c, int
     }
     B.out_size = static_cast<std::int32_t>(B.ext_p.size());
   }
+  build_gather(plan);
   return plan;
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 
 namespace stardiff::mesh {
 
@@ -134,3 +136,16 @@ void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads)
 
 }  // namespace detail
 }  // namespace stardiff::mesh
+
+namespace stardiff::mesh::detail {
+bool stream_worthwhile(const int lo[3], const int hi[3]) {
+  static const bool enabled = [] {
+    const char* e = std::getenv("STARDIFF_STREAM_STORES");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+  }();
+  if (!enabled) return false;
+  long long pts = 1;
+  for (int d = 0; d < 3; ++d) pts *= hi[d] - lo[d];
+  return pts * 8 >= (8LL << 20);  // >= 8 MiB written per output: past the caches
+}
+}  // namespace stardiff::mesh::detail

@@ -107,12 +107,12 @@ void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPatt
 }
 
 void ad_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
-                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values) {
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values, bool dense) {
   values.assign(p.nnz(), 0.0);
   auto v = detail::make_view(net, ix, sbus);
   auto m = detail::make_map(p, &c);
   cpu::pf_jacobian_ad_cpu(v, m, reinterpret_cast<const double*>(V.data()), cpu::PfOut{values.data(), values.data()}, 0,
-                                ix.npvpq());
+                          ix.npvpq(), !dense);
 }
 
 double mismatch(const Network& net, const PfIndex& ix, const std::vector<cplx>& sbus, const std::vector<cplx>& V,

@@ -20,7 +20,9 @@
 
 namespace stardiff::powerflow {
 
-const char* to_string(JacobianMethod m) { return m == JacobianMethod::AD ? "ad" : "analytic"; }
+const char* to_string(JacobianMethod m) {
+  return m == JacobianMethod::AD ? "ad" : m == JacobianMethod::ADDense ? "ad-dense" : "analytic";
+}
 
 namespace {
 
@@ -87,7 +89,12 @@ class NewtonSystem {
       for (Handle* h : {&b->jp, &b->jq, &b->fp, &b->fq}) linsolve_reads_.push_back(h);
     linsolve_reads_.push_back(&hklu_);
     // Independent set-up steps as tasks (they overlap with each other and the first mismatch).
-    if (n > 0) {
+  }
+
+  // Submits the independent set-up steps (colouring, KLU analysis): they overlap with each
+  // other and with the first mismatch evaluation. Call from the submitting thread.
+  void start() {
+    if (ix_.size() > 0) {
       codelets::insert_pf_step(exec_, "pf_coloring", {&NewtonSystem::coloring_step, this}, hcolor_);
       codelets::insert_pf_step(exec_, "pf_klu_analyze", {&NewtonSystem::analyze_step, this}, hklu_);
     }
@@ -119,7 +126,8 @@ class NewtonSystem {
       auto t0 = clock_type::now();
       for (std::size_t b = 0; b < blocks_.size(); ++b) {
         jac_args_[b].map = detail::make_map(pat_, &col_);  // colouring done (waited for)
-        codelets::insert_pf_jacobian(exec_, opts_.jacobian == JacobianMethod::AD, jac_args_[b], hV_,
+        jac_args_[b].dense = opts_.jacobian == JacobianMethod::ADDense;
+        codelets::insert_pf_jacobian(exec_, opts_.jacobian != JacobianMethod::Analytic, jac_args_[b], hV_,
                                      blocks_[b]->jp, blocks_[b]->jq);
       }
       exec_.wait_all();
@@ -280,6 +288,22 @@ void update_generators(const Case& c, const Network& net, const std::vector<int>
   if (first >= 0) g.pg[first] = sinj[ref].real() * base + g.pd[ref] - others;
 }
 
+// Runs fn() as one task and waits: host-side set-up work runs on a worker while the
+// submitting thread sleeps (idle StarPU workers poll, so work on the submitting thread
+// would compete with them for the cores).
+template <class Fn>
+void run_step(Executor& exec, const char* name, Fn& fn) {
+  VariableHandle<int> token(0, name);
+  codelets::insert_pf_step(exec, name,
+                           {+[](void* ctx) {
+                              (*static_cast<Fn*>(ctx))();
+                              return true;
+                            },
+                            &fn},
+                           token);
+  exec.wait_all();
+}
+
 }  // namespace
 
 NewtonResult solve(const Case& c, const SolveOptions& o) {
@@ -290,21 +314,35 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
   Executor& exec = o.executor ? *o.executor : seq;
   NewtonResult res;
 
-  const Network net = make_network(c);
-  GenState g = initial_gen_state(c, net);
-  std::vector<int> requested = file_bus_types(c, net);
-  std::vector<int> types = bus_types(c, net, requested, g);
+  Network net;
+  GenState g;
+  std::vector<int> requested, types;
+  std::vector<cplx> V;
+  auto build = [&] {
+    net = make_network(c);
+    g = initial_gen_state(c, net);
+    requested = file_bus_types(c, net);
+    types = bus_types(c, net, requested, g);
+    V = start_voltage(c, net, types, g, o.flat_start);
+  };
+  run_step(exec, "pf_network", build);
   const std::vector<int> types0 = types;
   const int ref0 = static_cast<int>(std::find(types.begin(), types.end(), int(REF)) - types.begin());
   const double va_ref0 = c.buses[net.case_bus[ref0]].va * M_PI / 180.0;
-  std::vector<cplx> V = start_voltage(c, net, types, g, o.flat_start);
   bool any_limited = false;
   std::string status;
   for (;;) {
     auto t_setup = clock_type::now();
-    const std::vector<cplx> sbus = make_sbus(c, net, g);
-    NewtonSystem sys(net, types, sbus, o, exec);
+    std::vector<cplx> sbus;
+    std::unique_ptr<NewtonSystem> psys;
+    auto make_system = [&] {
+      sbus = make_sbus(c, net, g);
+      psys = std::make_unique<NewtonSystem>(net, types, sbus, o, exec);
+    };
+    run_step(exec, "pf_system", make_system);
+    NewtonSystem& sys = *psys;
     res.setup_s += seconds_since(t_setup);
+    sys.start();
     status = sys.run(V, res.solves, res, t_start);
     if (res.solves == 0) {
       res.colors = sys.coloring().coloring.num_colors;

@@ -104,7 +104,16 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A) {
   st.ainfo.ordering = S.ordering;
   st.ainfo.supernodes = S.ns;
   st.ainfo.levels = S.levels;
-  st.ainfo.tasks = std::int64_t(S.task_lo.size());
+  st.ainfo.tasks = 0;
+  for (std::size_t t = 0; t < S.task_lo.size(); ++t) {
+    if (!S.task_split[t]) {
+      st.ainfo.tasks += 1;
+      continue;
+    }
+    const int s = S.task_lo[t], ncol = S.sn_first[s + 1] - S.sn_first[s];
+    const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+    st.ainfo.tasks += codelets::count_ldlt_big_tasks(m0, ncol, st.opts.block_size, 4 * st.opts.block_size);
+  }
   st.ainfo.mode = S.single_task ? "single-task" : "tree";
   st.perm32.assign(S.perm.begin(), S.perm.end());
   st.analyzed = true;
@@ -171,7 +180,8 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   ctx.sym = &S;
   ctx.sval = sval.data();
   st.nodes.resize(S.ns);  // keeps buffers of a previous factorization
-  st.cbs.assign(S.ns, {});
+  st.cbs.clear();
+  st.cbs.resize(S.ns);
   st.stats.assign(S.ns, {});
   ctx.nodes = st.nodes.data();
   ctx.cbs = st.cbs.data();
@@ -182,15 +192,25 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   ctx.nb = st.opts.block_size;
 
   const int nt = int(S.task_lo.size());
+  std::vector<detail::BigFront> big(S.ns);
+  ctx.big = big.data();
+  std::int64_t ntasks = 0;
   {
-    std::vector<VariableHandle<std::int64_t>> tokens;
+    std::vector<VariableHandle<std::int64_t>> tokens, keep;
     tokens.reserve(nt);
     for (int t = 0; t < nt; ++t) tokens.emplace_back(std::int64_t(0), "ldlt_token");
     std::vector<Handle*> deps;
     for (int t = 0; t < nt; ++t) {
       deps.clear();
       for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) deps.push_back(&tokens[S.dep_list[q]]);
-      codelets::insert_ldlt_subtree(ex, &ctx, S.task_lo[t], S.task_hi[t], tokens[t], deps, 0);
+      if (S.task_split[t]) {
+        const int s = S.task_lo[t], ncol = S.sn_first[s + 1] - S.sn_first[s];
+        const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+        ntasks += codelets::insert_ldlt_big(ex, &ctx, s, m0, ncol, ctx.nb, 4 * ctx.nb, tokens[t], deps, keep);
+      } else {
+        codelets::insert_ldlt_subtree(ex, &ctx, S.task_lo[t], S.task_hi[t], tokens[t], deps, 0);
+        ++ntasks;
+      }
     }
     ex.wait_all();
   }
@@ -212,7 +232,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = nt;
+  fi.tasks = ntasks;
   fi.factor_s = secs;
   fi.gflops = secs > 0 ? fi.flops / secs * 1e-9 : 0;
   st.finfo = fi;

@@ -16,11 +16,49 @@
 //    that assembles it.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "stardiff/sparse/ldlt.hpp"
 
 namespace stardiff::sparse::detail {
+
+// Uninitialized double buffer (no zero fill: fronts, factors and contribution blocks are
+// written before they are read).
+class DBuf {
+ public:
+  DBuf() = default;
+  DBuf(const DBuf&) = delete;
+  DBuf& operator=(const DBuf&) = delete;
+  DBuf(DBuf&& o) noexcept : p_(o.p_), n_(o.n_), cap_(o.cap_) { o.p_ = nullptr, o.n_ = o.cap_ = 0; }
+  DBuf& operator=(DBuf&& o) noexcept {
+    if (this != &o) {
+      std::free(p_);
+      p_ = o.p_, n_ = o.n_, cap_ = o.cap_;
+      o.p_ = nullptr, o.n_ = o.cap_ = 0;
+    }
+    return *this;
+  }
+  ~DBuf() { std::free(p_); }
+  void resize(std::size_t n);  // contents not kept
+  void assign(const double* b, const double* e) {
+    resize(std::size_t(e - b));
+    if (n_) std::memcpy(p_, b, n_ * sizeof(double));
+  }
+  void release() {
+    std::free(p_);
+    p_ = nullptr, n_ = cap_ = 0;
+  }
+  double* data() { return p_; }
+  const double* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+
+ private:
+  double* p_ = nullptr;
+  std::size_t n_ = 0, cap_ = 0;
+};
 
 struct Symbolic {
   int n = 0;
@@ -42,6 +80,7 @@ struct Symbolic {
   // task plan
   std::vector<int> task_lo, task_hi;
   std::vector<int> dep_ptr, dep_list;  // tasks each task depends on, in child order
+  std::vector<char> task_split;  // 1: a large supernode factorized as panel/update tasks
   std::int64_t nnz_l = 0, levels = 0;
   double flops = 0;
   bool single_task = false;
@@ -57,7 +96,7 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 struct NodeFactor {
   std::vector<int> idx;      // front rows (permuted numbering), eliminated ones first
   int nelim = 0;
-  std::vector<double> L;     // idx.size() x nelim, column-major, unit lower
+  DBuf L;                    // idx.size() x nelim, column-major, unit lower
   std::vector<double> d, e;  // D: diagonal, and sub-diagonal of 2x2 blocks (e[k] pairs k, k+1)
   std::vector<signed char> piv;  // 1: 1x1, 2: first of 2x2, 3: second of 2x2, 0: static
 };
@@ -65,13 +104,25 @@ struct NodeFactor {
 struct NodeCb {
   std::vector<int> idx;  // delayed columns first, then rows
   int ndelay = 0;
-  std::vector<double> v;  // lower triangle of an idx.size()^2 column-major block
+  DBuf v;  // lower triangle of an idx.size()^2 column-major block
 };
 
 struct NodeStats {
   std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, delayed = 0, static_pivots = 0;
   double flops = 0;
   double min_pivot = 0, max_pivot = 0;  // over |eigenvalues| of this node's D blocks
+};
+
+// A large front factorized by several tasks (begin, panel per window, update per
+// window and column block, finish). `degraded`: delayed columns arrived or a window
+// failed its pivots; finish then re-assembles the front (the children's contribution
+// blocks are kept until finish) and factorizes it in one go.
+struct BigFront {
+  DBuf F;
+  std::vector<int> idx, perm;
+  int m = 0, p = 0;
+  bool degraded = false;
+  std::int64_t pos = 0, neg = 0, two_by_two = 0;
 };
 
 struct NumericCtx {
@@ -84,10 +135,17 @@ struct NumericCtx {
   double small = 0;        // |pivot| <= small is no pivot
   double static_piv = 0;   // magnitude of a static pivot
   int nb = 64;             // pivoting window / block size
+  BigFront* big = nullptr;  // per supernode; used for split ones
 };
 
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.
 void factor_nodes(const NumericCtx& ctx, int lo, int hi);
+
+// Tasks of a split supernode s: window [k0, min(k0 + nb, p)); columns [c0, c1).
+void big_begin(const NumericCtx& ctx, int s);
+void big_panel(const NumericCtx& ctx, int s, int k0, int block_end);
+void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1);
+void big_finish(const NumericCtx& ctx, int s);
 
 // Solves L D L^T X = X in place (X: n x nrhs, permuted numbering, ld = n).
 void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs);

@@ -11,7 +11,10 @@
 //    supernodes with dtrsm/dgemm per supernode on gathered rows, nrhs columns at once.
 #include <cblas.h>
 
+#include <new>
+
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -22,46 +25,58 @@
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::sparse::detail {
+
+void DBuf::resize(std::size_t n) {
+  if (n > cap_) {
+    std::free(p_);
+    p_ = nullptr;
+    n_ = cap_ = 0;
+    const std::size_t bytes = n * sizeof(double);
+    void* q = std::malloc(bytes);
+    if (!q) throw std::bad_alloc();
+    p_ = static_cast<double*>(q);
+    cap_ = n;
+  }
+  n_ = n;
+}
+
 namespace {
 thread_local std::vector<int> t_pos;
-thread_local std::vector<double> t_front;  // reused frontal matrix storage
+thread_local DBuf t_front;  // reused frontal matrix storage
 
-void factor_node(const NumericCtx& ctx, int s) {
+// Front rows of s: own columns, children's delayed columns (child order), rows.
+std::vector<int> front_rows(const NumericCtx& ctx, int s, int& p) {
   const Symbolic& S = *ctx.sym;
   const int first = S.sn_first[s], last = S.sn_first[s + 1];
-  const int ncol = last - first;
   int nd = 0;
   for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) nd += ctx.cbs[S.child_list[k]].ndelay;
   const int below = int(S.row_ptr[s + 1] - S.row_ptr[s]);
-  const int p = ncol + nd, m = p + below;
-  std::vector<int> idx(m);
-  {
-    int w = 0;
-    for (int j = first; j < last; ++j) idx[w++] = j;
-    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
-      const NodeCb& cb = ctx.cbs[S.child_list[k]];
-      for (int q = 0; q < cb.ndelay; ++q) idx[w++] = cb.idx[q];
-    }
-    for (std::int64_t q = S.row_ptr[s]; q < S.row_ptr[s + 1]; ++q) idx[w++] = S.rows[q];
+  p = last - first + nd;
+  std::vector<int> idx(p + below);
+  int w = 0;
+  for (int j = first; j < last; ++j) idx[w++] = j;
+  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+    const NodeCb& cb = ctx.cbs[S.child_list[k]];
+    for (int q = 0; q < cb.ndelay; ++q) idx[w++] = cb.idx[q];
   }
+  for (std::int64_t q = S.row_ptr[s]; q < S.row_ptr[s + 1]; ++q) idx[w++] = S.rows[q];
+  return idx;
+}
+
+// Zeroes the lower triangle of F (m x m), assembles A's entries and the children's
+// contribution blocks (in child order), and frees those blocks.
+void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, double* F, bool free_cbs) {
+  const Symbolic& S = *ctx.sym;
+  const int m = int(idx.size());
+  const std::size_t mm = std::size_t(m);
   if (int(t_pos.size()) < S.n) t_pos.assign(S.n, -1);
   int* pos = t_pos.data();
   for (int t = 0; t < m; ++t) pos[idx[t]] = t;
-
-  const std::size_t mm = std::size_t(m);
-  if (t_front.size() < mm * mm) {
-    t_front.clear();
-    t_front.shrink_to_fit();
-    t_front.resize(mm * mm);
-  }
-  double* F = t_front.data();
   for (std::size_t j = 0; j < mm; ++j) std::memset(F + j * mm + j, 0, sizeof(double) * (mm - j));
-  // entries of A
-  for (int j = first; j < last; ++j) {
+  for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) {
     const std::size_t cj = std::size_t(pos[j]) * mm;
     for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) F[std::size_t(pos[S.ai[q]]) + cj] += ctx.sval[q];
   }
-  // children's contribution blocks, in child order
   for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
     NodeCb& cb = ctx.cbs[S.child_list[k]];
     const int mc = int(cb.idx.size());
@@ -79,25 +94,36 @@ void factor_node(const NumericCtx& ctx, int s) {
         else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
       }
     }
-    cb = NodeCb{};  // release
+    if (free_cbs) cb = NodeCb{};  // release
   }
   for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
+}
 
-  const bool root = S.sn_parent[s] == -1;
+cpu::FrontOptions front_options(const NumericCtx& ctx, bool root) {
   cpu::FrontOptions fo;
   fo.u = ctx.u;
   fo.small = ctx.small;
   fo.static_piv = ctx.static_piv;
   fo.force = root;
   fo.nb = ctx.nb;
-  std::vector<int> lperm(m);
-  NodeFactor& nf = ctx.nodes[s];
+  return fo;
+}
+
+void prepare_pivots(NodeFactor& nf, int p) {
   nf.d.assign(std::max(p, 1), 0.0);
   nf.e.assign(std::max(p, 1), 0.0);
   nf.piv.assign(std::max(p, 1), 1);
-  cpu::FrontCounts fc;
-  const int nelim = cpu::front_ldlt_cpu(F, m, p, fo, lperm.data(), nf.d.data(), nf.e.data(), nf.piv.data(), fc);
+}
+
+// Stores L, D and the contribution block of a factorized front; fills the statistics.
+void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std::vector<int>& idx,
+                 const std::vector<int>& lperm, int nelim, const cpu::FrontCounts& fc) {
+  const Symbolic& S = *ctx.sym;
+  const int m = int(idx.size());
+  const std::size_t mm = std::size_t(m);
+  const bool root = S.sn_parent[s] == -1;
   if (root && nelim != p) throw Error("Ldlt::factorize: internal error: root front left columns uneliminated");
+  NodeFactor& nf = ctx.nodes[s];
   nf.d.resize(nelim);
   nf.e.resize(nelim);
   nf.piv.resize(nelim);
@@ -150,15 +176,96 @@ void factor_node(const NumericCtx& ctx, int s) {
       std::memcpy(cb.v.data() + std::size_t(b) * mc + b, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
                   sizeof(double) * std::size_t(mc - b));
   }
-  if (mm * mm > (std::size_t(1) << 24)) {  // do not keep more than 128 MB per thread
-    t_front.clear();
-    t_front.shrink_to_fit();
-  }
+}
+
+void factor_node(const NumericCtx& ctx, int s) {
+  int p = 0;
+  std::vector<int> idx = front_rows(ctx, s, p);
+  const int m = int(idx.size());
+  const std::size_t mm = std::size_t(m);
+  t_front.resize(mm * mm);
+  double* F = t_front.data();
+  assemble_front(ctx, s, idx, F, true);
+  const bool root = ctx.sym->sn_parent[s] == -1;
+  std::vector<int> lperm(m);
+  NodeFactor& nf = ctx.nodes[s];
+  prepare_pivots(nf, p);
+  cpu::FrontCounts fc;
+  const int nelim =
+      cpu::front_ldlt_cpu(F, m, p, front_options(ctx, root), lperm.data(), nf.d.data(), nf.e.data(), nf.piv.data(), fc);
+  store_front(ctx, s, F, p, idx, lperm, nelim, fc);
+  if (mm * mm > (std::size_t(1) << 24)) t_front.release();  // keep at most 128 MB per thread
 }
 }  // namespace
 
 void factor_nodes(const NumericCtx& ctx, int lo, int hi) {
   for (int s = lo; s <= hi; ++s) factor_node(ctx, s);
+}
+
+void big_begin(const NumericCtx& ctx, int s) {
+  const Symbolic& S = *ctx.sym;
+  BigFront& b = ctx.big[s];
+  b = BigFront{};
+  b.idx = front_rows(ctx, s, b.p);
+  b.m = int(b.idx.size());
+  const std::size_t mm = std::size_t(b.m);
+  b.F.resize(mm * mm);
+  assemble_front(ctx, s, b.idx, b.F.data(), false);
+  b.degraded = b.p != S.sn_first[s + 1] - S.sn_first[s];  // delayed columns: plan does not fit
+  b.perm.resize(b.m);
+  std::iota(b.perm.begin(), b.perm.end(), 0);
+  prepare_pivots(ctx.nodes[s], b.p);
+}
+
+void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
+  BigFront& b = ctx.big[s];
+  if (b.degraded) return;
+  const int k1 = std::min(k0 + ctx.nb, b.p);
+  NodeFactor& nf = ctx.nodes[s];
+  cpu::FrontCounts fc;
+  const int nacc = cpu::front_window_cpu(b.F.data(), b.m, k0, k1, front_options(ctx, false), b.perm.data(),
+                                         nf.d.data(), nf.e.data(), nf.piv.data(), fc);
+  if (nacc < k1 - k0) {
+    b.degraded = true;
+    return;
+  }
+  b.pos += fc.pos;
+  b.neg += fc.neg;
+  b.two_by_two += fc.two_by_two;
+  cpu::front_update_cols_cpu(b.F.data(), b.m, k0, nacc, nf.d.data(), nf.e.data(), nf.piv.data(), k1,
+                             std::min(block_end, b.m));
+}
+
+void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1) {
+  BigFront& b = ctx.big[s];
+  if (b.degraded) return;
+  const int k1 = std::min(k0 + ctx.nb, b.p);
+  const NodeFactor& nf = ctx.nodes[s];
+  cpu::front_update_cols_cpu(b.F.data(), b.m, k0, k1 - k0, nf.d.data(), nf.e.data(), nf.piv.data(), c0,
+                             std::min(c1, b.m));
+}
+
+void big_finish(const NumericCtx& ctx, int s) {
+  BigFront& b = ctx.big[s];
+  const bool root = ctx.sym->sn_parent[s] == -1;
+  NodeFactor& nf = ctx.nodes[s];
+  cpu::FrontCounts fc;
+  int nelim = b.p;
+  const Symbolic& S = *ctx.sym;
+  if (b.degraded) {
+    assemble_front(ctx, s, b.idx, b.F.data(), false);
+    std::iota(b.perm.begin(), b.perm.end(), 0);
+    prepare_pivots(nf, b.p);
+    nelim = cpu::front_ldlt_cpu(b.F.data(), b.m, b.p, front_options(ctx, root), b.perm.data(), nf.d.data(),
+                                nf.e.data(), nf.piv.data(), fc);
+  } else {
+    fc.pos = b.pos;
+    fc.neg = b.neg;
+    fc.two_by_two = b.two_by_two;
+  }
+  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) ctx.cbs[S.child_list[k]] = NodeCb{};
+  store_front(ctx, s, b.F.data(), b.p, b.idx, b.perm, nelim, fc);
+  b = BigFront{};
 }
 
 void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs) {

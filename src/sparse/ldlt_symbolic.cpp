@@ -481,6 +481,15 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     }
   }
   const int nt = int(S.task_lo.size());
+  S.task_split.assign(nt, 0);
+  if (!S.single_task && opts.split_flops > 0)
+    for (int t = 0; t < nt; ++t) {
+      const int s = S.task_lo[t];
+      if (S.task_hi[t] != s || S.sn_flops[s] < opts.split_flops) continue;
+      const int ncol = S.sn_first[s + 1] - S.sn_first[s];
+      const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+      if (ncol >= 2 * opts.block_size && m0 >= 8 * opts.block_size) S.task_split[t] = 1;
+    }
   std::vector<int> node2task(ns, -1);
   for (int t = 0; t < nt; ++t)
     for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node2task[s] = t;

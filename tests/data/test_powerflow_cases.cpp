@@ -195,6 +195,9 @@ TEST(PowerflowCases, ColoringOnRealPatterns) {
       m = std::max(m, std::fabs(an[k]));
     }
     EXPECT_LE(d / m, 1e-12) << ci.name;
+    std::vector<double> dense;
+    ad_jacobian(net, ix, pat, best, sbus, V0, dense, /*dense=*/true);
+    EXPECT_EQ(dense, ad) << ci.name;  // same operations on the non-zero partials
     std::printf("%-18s n=%5d nnz=%6d lower_bound=%2d natural=%2d best=%2d (%s) AD-analytic=%.1e\n", ci.name, pat.n,
                 pat.nnz(), best.coloring.lower_bound, nat.coloring.num_colors, best.coloring.num_colors,
                 forward::to_string(best.coloring.order), d / m);

@@ -6,6 +6,7 @@
 // modes (Colored, RowLocal).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -41,6 +42,8 @@ void compare(std::int32_t nx, std::int32_t ny, std::int32_t blocks, JacobianMode
   const auto p = bratu_pattern(nx, ny);
   SparseJacobian<BratuResidual, W> seq_jac(p, res, {.row_blocks = blocks, .mode = mode});
   SparseJacobian<BratuResidual, W> par_jac(p, res, {.row_blocks = blocks, .mode = mode});
+  EXPECT_EQ(par_jac.plan().gather_bounds.size() - 1,
+            std::size_t(std::clamp<std::int32_t>(p.nnz() / 32768, 1, std::int32_t(par_jac.num_blocks()))));
   SequentialExecutor seq;
   StarpuExecutor par;
   for (unsigned seed = 1; seed <= 3; ++seed) {
@@ -82,6 +85,7 @@ TEST(ForwardJacobianStarpu, BitwiseEqualToSequential) {
   compare<16>(33, 21, 3);
   compare<4>(40, 30, 6, JacobianMode::RowLocal);
   compare<8>(64, 50, 0, JacobianMode::RowLocal);
+  compare<8>(150, 150, 6, JacobianMode::RowLocal);  // 112k non-zeros: 3 gather tasks
 }
 
 TEST(ForwardJacobianStarpu, TaskCountsAndFailures) {

@@ -71,7 +71,7 @@ struct Result {
 };
 
 Result run(const CscMatrix32& A, Executor& ex) {
-  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16});
+  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
   const auto& ai = l.analyze(A);
   EXPECT_EQ(ai.mode, "tree");
   Result r;

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "stardiff/stardiff.hpp"
+#include "stardiff/adjoint.hpp"
+#include "stardiff/mesh.hpp"
+#include "stardiff/runtime/executor.hpp"
+#include "stardiff/runtime/runtime.hpp"
 
 namespace cases {
 using namespace stardiff;

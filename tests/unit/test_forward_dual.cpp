@@ -266,6 +266,30 @@ TEST(ForwardDual, NestedDualsGiveSecondDerivatives) {
   check("1/a", [](auto a) { return 1.0 / a; }, 0.3);
 }
 
+TEST(ForwardDual, SinCosTogether) {
+  const D a(0.7, 2);
+  D s, c;
+  sin_cos(a, s, c);
+  const D s2 = sin(a), c2 = cos(a);
+  EXPECT_EQ(s.v, s2.v);
+  EXPECT_EQ(c.v, c2.v);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(s.d[k], s2.d[k]);
+    EXPECT_EQ(c.d[k], c2.d[k]);
+  }
+  double sd, cd;
+  stardiff::forward::sin_cos(0.7, sd, cd);
+  EXPECT_EQ(sd, std::sin(0.7));
+  EXPECT_EQ(cd, std::cos(0.7));
+  // nested: second derivatives of sin and cos
+  Dual<1, Dual<1>> x, sn, cs;
+  x.v = Dual<1>(0.4, 0);
+  x.d[0] = Dual<1>(1.0);
+  sin_cos(x, sn, cs);
+  EXPECT_NEAR(sn.d[0].d[0], -std::sin(0.4), 1e-15);
+  EXPECT_NEAR(cs.d[0].d[0], -std::cos(0.4), 1e-15);
+}
+
 TEST(ForwardDual, LayoutIsPlainArray) {
   static_assert(sizeof(Dual<8>) == 9 * sizeof(double));
   static_assert(std::is_trivially_copyable_v<Dual<8>>);

@@ -6,7 +6,10 @@
 
 #include <cmath>
 
-#include "stardiff/stardiff.hpp"
+#include "stardiff/adjoint.hpp"
+#include "stardiff/mesh.hpp"
+#include "stardiff/runtime/executor.hpp"
+#include "stardiff/runtime/runtime.hpp"
 
 using namespace stardiff;
 using namespace stardiff::mesh;

@@ -167,6 +167,8 @@ TEST(PowerflowJacobian, AdEqualsAnalyticAndFiniteDifferences) {
         ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, ad);
         analytic_jacobian(s.net, s.ix, s.pat, s.sbus, *V, an);
         EXPECT_LE(rel_diff(ad, an), 1e-12) << c.name;
+        ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, ad, /*dense=*/true);
+        EXPECT_LE(rel_diff(ad, an), 1e-12) << c.name;
         fd_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, 1e-6, fd);
         EXPECT_LE(rel_diff(fd, an), 1e-6) << c.name;
       }
@@ -190,6 +192,8 @@ TEST(PowerflowJacobian, MultiPassChunks) {
   std::vector<double> ad, an;
   ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, s.V0, ad);
   analytic_jacobian(s.net, s.ix, s.pat, s.sbus, s.V0, an);
+  EXPECT_LE(rel_diff(ad, an), 1e-12);
+  ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, s.V0, ad, /*dense=*/true);
   EXPECT_LE(rel_diff(ad, an), 1e-12);
 }
 

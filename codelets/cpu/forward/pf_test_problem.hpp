@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -47,8 +48,12 @@ inline std::vector<std::vector<double>> read_matpower_matrix(const std::string& 
     std::replace(line.begin(), line.end(), ';', ' ');
     std::istringstream ls(line);
     std::vector<double> r;
-    double v;
-    while (ls >> v) r.push_back(v);
+    std::string tok;
+    while (ls >> tok) {  // strtod: MATPOWER files hold Inf / -Inf limits
+      char* end = nullptr;
+      r.push_back(std::strtod(tok.c_str(), &end));
+      if (end == tok.c_str() || *end) throw std::runtime_error("mpc." + name + ": bad number '" + tok + "'");
+    }
     if (!r.empty()) rows.push_back(std::move(r));
   }
   return rows;
@@ -65,6 +70,12 @@ inline PfPattern read_pf_pattern(const std::string& path) {
   const auto branch = read_matpower_matrix(text, "branch");
   PfPattern pf;
   pf.nbus = static_cast<std::int32_t>(bus.size());
+  for (const auto& b : bus)
+    if (b.size() < 13) throw std::runtime_error(path + ": short bus row");
+  for (const auto& g : gen)
+    if (g.size() < 10) throw std::runtime_error(path + ": short gen row");
+  for (const auto& b : branch)
+    if (b.size() < 11) throw std::runtime_error(path + ": short branch row");
   std::map<long, std::int32_t> index;
   for (std::int32_t i = 0; i < pf.nbus; ++i) index[long(bus[i][0])] = i;
   std::vector<char> has_gen(pf.nbus, 0);
@@ -160,8 +171,6 @@ struct PfResidual {
   const PfNetwork* net = nullptr;
   template <class S>
   void operator()(RowRange rows, const S* x, S* f) const {
-    using std::cos;
-    using std::sin;
     const PfNetwork& N = *net;
     auto vm = [&](std::int32_t k) { return N.vm_idx[k] >= 0 ? x[N.vm_idx[k]] : S(N.vm0[k]); };
     auto va = [&](std::int32_t k) { return N.va_idx[k] >= 0 ? x[N.va_idx[k]] : S(N.va0[k]); };
@@ -172,7 +181,8 @@ struct PfResidual {
       for (std::int32_t e = N.ybus_ptr[i]; e < N.ybus_ptr[i + 1]; ++e) {
         const std::int32_t k = N.ybus_col[e];
         const S t = ti - va(k);
-        const S c = cos(t), s = sin(t);
+        S s, c;
+        sin_cos(t, s, c);
         acc += vm(k) * (N.row_is_q[r] ? N.G[e] * s - N.B[e] * c : N.G[e] * c + N.B[e] * s);
       }
       f[r] = vi * acc - (N.row_is_q[r] ? N.qspec[i] : N.pspec[i]);

@@ -83,17 +83,23 @@ void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* 
 
 namespace {
 
-template <int N>
+// Dense: every partial of I_i and S_i is carried (the classical compressed-Jacobian sweep on
+// Dual<N>). Sparse: the tangents live in the same Dual<N> slots but only the structurally
+// non-zero ones are touched — those of the colours of row i's columns — and reset after
+// the row, so the cost per bus is O(degree) instead of O(N).
+template <int N, bool Sparse>
 void ad_rows(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0, std::int32_t k1,
              std::int32_t c0) {
   using D = forward::Dual<N>;
   const std::int32_t npvpq = v.npvpq();
   auto slot = [c0](std::int32_t c) { return static_cast<unsigned>(c - c0) < unsigned(N) ? c - c0 : -1; };
+  D ir, ii;  // I_i = sum_j Y_ij V_j on duals (all partials zero between rows)
   for (std::int32_t k = k0; k < k1; ++k) {
     const std::int32_t i = v.pvpq(k);
-    // Current I_i = sum_j Y_ij V_j on duals. The seeded V_j carries only two partials (its Va
-    // and Vm colours), so Y_ij V_j contributes to those two slots alone.
-    D ir, ii;
+    // The seeded V_j carries only two partials (its Va and Vm colours), so Y_ij V_j
+    // contributes to those two slots alone.
+    ir.v = 0.0;
+    ii.v = 0.0;
     for (std::int32_t e = v.row_ptr[i]; e < v.row_ptr[i + 1]; ++e) {
       const std::int32_t j = v.col_idx[e];
       const double yr = v.y[2 * e], yi = v.y[2 * e + 1];
@@ -115,38 +121,73 @@ void ad_rows(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::
     }
     // S_i = V_i conj(I_i) with the seeded V_i, whose tangent is non-zero only at its own two
     // colours: p = Re(S) = vr*ir + vi*ii, q = Im(S) = vi*ir - vr*ii. The product rule splits
-    // into the dense part (V_i's value times I's partials: Dual times scalar) and the two
-    // sparse slots of dV_i times I's value.
+    // into V_i's value times I's partials and the two slots of dV_i times I's value.
     const double wr = V[2 * i], wi = V[2 * i + 1];
-    D p = wr * ir + wi * ii;
-    D q = wi * ir - wr * ii;
-    p.v = wr * ir.v + wi * ii.v;
-    q.v = wi * ir.v - wr * ii.v;
-    if (std::int32_t s = m.bus_color_va[i] >= 0 ? slot(m.bus_color_va[i]) : -1; s >= 0) {
-      // dV_i/dVa_i = j V_i: (dvr, dvi) = (-wi, wr)
-      p.d[s] += -wi * ir.v + wr * ii.v;
-      q.d[s] += wr * ir.v + wi * ii.v;
+    double dpa = 0, dqa = 0, dpm = 0, dqm = 0;  // dV_i contributions
+    const std::int32_t sa = m.bus_color_va[i] >= 0 ? slot(m.bus_color_va[i]) : -1;
+    const std::int32_t sm = m.bus_color_vm[i] >= 0 ? slot(m.bus_color_vm[i]) : -1;
+    if (sa >= 0) {  // dV_i/dVa_i = j V_i: (dvr, dvi) = (-wi, wr)
+      dpa = -wi * ir.v + wr * ii.v;
+      dqa = wr * ir.v + wi * ii.v;
     }
-    if (std::int32_t s = m.bus_color_vm[i] >= 0 ? slot(m.bus_color_vm[i]) : -1; s >= 0) {
-      // dV_i/dVm_i = V_i / |V_i|
+    if (sm >= 0) {  // dV_i/dVm_i = V_i / |V_i|
       const double inv = 1.0 / std::sqrt(wr * wr + wi * wi);
-      p.d[s] += (wr * ir.v + wi * ii.v) * inv;
-      q.d[s] += (wi * ir.v - wr * ii.v) * inv;
+      dpm = (wr * ir.v + wi * ii.v) * inv;
+      dqm = (wi * ir.v - wr * ii.v) * inv;
     }
-    // Decompress row P_i: entry (P_i, col) = dP/d(colour of col).
-    for (std::int32_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e)
-      if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.p[e - J.p_off] = p.d[s];
-    if (k >= v.npv) {
-      const std::int32_t r = npvpq + k - v.npv;
-      for (std::int32_t e = m.row_ptr[r]; e < m.row_ptr[r + 1]; ++e)
-        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.q[e - J.q_off] = q.d[s];
+    const bool has_q = k >= v.npv;
+    const std::int32_t rq = npvpq + k - v.npv;
+    if constexpr (!Sparse) {
+      D p = wr * ir + wi * ii;
+      D q = wi * ir - wr * ii;
+      if (sa >= 0) {
+        p.d[sa] += dpa;
+        q.d[sa] += dqa;
+      }
+      if (sm >= 0) {
+        p.d[sm] += dpm;
+        q.d[sm] += dqm;
+      }
+      // Decompress rows P_i (and Q_i): entry (row, col) = d(row)/d(colour of col).
+      for (std::int32_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e)
+        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.p[e - J.p_off] = p.d[s];
+      if (has_q)
+        for (std::int32_t e = m.row_ptr[rq]; e < m.row_ptr[rq + 1]; ++e)
+          if (std::int32_t s = slot(m.entry_color[e]); s >= 0) J.q[e - J.q_off] = q.d[s];
+      ir = D();
+      ii = D();
+    } else {
+      // Only the row's colours carry partials: evaluate p, q there, decompress, reset.
+      const std::int32_t q0 = has_q ? m.row_ptr[rq] : 0;
+      for (std::int32_t e = m.row_ptr[k], eq = q0; e < m.row_ptr[k + 1]; ++e, ++eq) {
+        const std::int32_t s = slot(m.entry_color[e]);
+        if (s < 0) continue;
+        double pd = wr * ir.d[s] + wi * ii.d[s];
+        double qd = wi * ir.d[s] - wr * ii.d[s];
+        if (s == sa) {
+          pd += dpa;
+          qd += dqa;
+        }
+        if (s == sm) {
+          pd += dpm;
+          qd += dqm;
+        }
+        J.p[e - J.p_off] = pd;
+        if (has_q) J.q[eq - J.q_off] = qd;  // Q_i has the same columns as P_i
+      }
+      for (std::int32_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e)
+        if (std::int32_t s = slot(m.entry_color[e]); s >= 0) ir.d[s] = ii.d[s] = 0.0;
     }
   }
 }
 
 template <int N>
-void ad_all(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0, std::int32_t k1) {
-  for (std::int32_t c0 = 0; c0 < m.num_colors; c0 += N) ad_rows<N>(v, m, V, J, k0, k1, c0);
+void ad_all(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0, std::int32_t k1,
+            bool sparse) {
+  for (std::int32_t c0 = 0; c0 < m.num_colors; c0 += N) {
+    if (sparse) ad_rows<N, true>(v, m, V, J, k0, k1, c0);
+    else ad_rows<N, false>(v, m, V, J, k0, k1, c0);
+  }
 }
 
 }  // namespace
@@ -163,16 +204,16 @@ int pf_ad_chunk(std::int32_t nc) {
 }
 
 void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J, std::int32_t k0,
-                        std::int32_t k1) {
+                        std::int32_t k1, bool sparse) {
   switch (pf_ad_chunk(m.num_colors)) {
-    case 8: return ad_all<8>(v, m, V, J, k0, k1);
-    case 16: return ad_all<16>(v, m, V, J, k0, k1);
-    case 24: return ad_all<24>(v, m, V, J, k0, k1);
-    case 32: return ad_all<32>(v, m, V, J, k0, k1);
-    case 48: return ad_all<48>(v, m, V, J, k0, k1);
-    case 64: return ad_all<64>(v, m, V, J, k0, k1);
-    case 88: return ad_all<88>(v, m, V, J, k0, k1);
-    default: return ad_all<128>(v, m, V, J, k0, k1);
+    case 8: return ad_all<8>(v, m, V, J, k0, k1, sparse);
+    case 16: return ad_all<16>(v, m, V, J, k0, k1, sparse);
+    case 24: return ad_all<24>(v, m, V, J, k0, k1, sparse);
+    case 32: return ad_all<32>(v, m, V, J, k0, k1, sparse);
+    case 48: return ad_all<48>(v, m, V, J, k0, k1, sparse);
+    case 64: return ad_all<64>(v, m, V, J, k0, k1, sparse);
+    case 88: return ad_all<88>(v, m, V, J, k0, k1, sparse);
+    default: return ad_all<128>(v, m, V, J, k0, k1, sparse);
   }
 }
 

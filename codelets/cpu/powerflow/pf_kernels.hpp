@@ -12,6 +12,9 @@
 //                     colour), skipping partials that are structurally zero in the seeded
 //                     voltages, then decompressed into the CSR values (colours c0..c0+N-1
 //                     per pass; several passes when there are more colours than N).
+//                     sparse = true touches only the structurally non-zero partials (the
+//                     colours of the row's columns: O(degree) per row); false carries all N
+//                     partials through every dual operation (the classical dense sweep).
 //   pf_update_cpu:    Va(pv,pq) -= dx(...), Vm(pq) -= dx(...), then V = Vm e^{jVa} and
 //                     Vm = |V|, Va = angle(V) (MATPOWER newtonpf's update), for all buses.
 #pragma once
@@ -63,7 +66,7 @@ double pf_mismatch_cpu(const PfView& v, const double* V, PfOut F, std::int32_t k
 void pf_jacobian_analytic_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J,
                               std::int32_t k0, std::int32_t k1);
 void pf_jacobian_ad_cpu(const PfView& v, const PfJacMap& m, const double* V, PfOut J,
-                        std::int32_t k0, std::int32_t k1);
+                        std::int32_t k0, std::int32_t k1, bool sparse = true);
 // Partials per pass of pf_jacobian_ad_cpu for a given number of colours.
 int pf_ad_chunk(std::int32_t num_colors);
 void pf_update_cpu(const PfView& v, const double* dx, double* va, double* vm, double* V);

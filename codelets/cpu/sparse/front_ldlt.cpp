@@ -297,6 +297,56 @@ void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, in
   lower_update(m, k, L, ldl, W, ldw, C, ldc);
 }
 
+int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
+                     signed char* piv, FrontCounts& cnt) {
+  Front f{F, m};
+  const int nw = wend - k;
+  std::vector<double> backup(std::size_t(m - k) * nw);
+  for (int j = 0; j < nw; ++j)
+    std::copy(&f.at(k, k + j), &f.at(k, k + j) + (m - k), backup.data() + std::size_t(j) * (m - k));
+  if (fast_window(f, k, wend, o, d)) {
+    for (int j = k; j < wend; ++j) {
+      count_1x1(d[j], cnt);
+      e[j] = 0;
+      piv[j] = 1;
+    }
+    return nw;
+  }
+  for (int j = 0; j < nw; ++j)
+    std::copy(backup.data() + std::size_t(j) * (m - k), backup.data() + std::size_t(j + 1) * (m - k), &f.at(k, k + j));
+  return window_pivot(f, k, wend, o, perm, d, e, piv, cnt) - k;
+}
+
+void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
+                           const signed char* piv, int c0, int c1) {
+  if (nacc <= 0 || c1 <= c0) return;
+  Front f{F, m};
+  const int nc = c1 - c0;
+  std::vector<double> W(std::size_t(nc) * nacc);
+  for (int t = 0; t < nacc; ++t) {
+    const int c = k + t;
+    const double* lc = &f.at(c0, c);
+    double* wc = W.data() + std::size_t(t) * nc;
+    if (piv[c] == 2) {
+      const double* lc1 = &f.at(c0, c + 1);
+      double* wc1 = wc + nc;
+      const double a = d[c], b = e[c], cc = d[c + 1];
+      for (int i = 0; i < nc; ++i) {
+        wc[i] = lc[i] * a + lc1[i] * b;
+        wc1[i] = lc[i] * b + lc1[i] * cc;
+      }
+      ++t;
+    } else {
+      const double dc = d[c];
+      for (int i = 0; i < nc; ++i) wc[i] = lc[i] * dc;
+    }
+  }
+  lower_update(nc, nacc, &f.at(c0, k), m, W.data(), nc, &f.at(c0, c0), m);
+  if (c1 < m)
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - c1, nc, nacc, -1.0, &f.at(c1, k), m, W.data(), nc, 1.0,
+                &f.at(c1, c0), m);
+}
+
 int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, double* d, double* e,
                    signed char* piv, FrontCounts& cnt) {
   Front f{F, m};

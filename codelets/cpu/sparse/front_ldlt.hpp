@@ -38,6 +38,17 @@ struct FrontCounts {
 int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& opts, int* perm, double* d, double* e,
                    signed char* piv, FrontCounts& counts);
 
+// One window [k, wend) of front_ldlt_cpu without moving failed columns out: returns the
+// number of accepted pivots (accepted first, failed ones after them, all current). The
+// window columns must be current on entry; only window columns are updated.
+int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& opts, int* perm, double* d, double* e,
+                     signed char* piv, FrontCounts& counts);
+
+// Updates columns [c0, c1) (rows >= column, up to m) with the pivots [k, k + nacc):
+// F(i, j) -= L(i, K) D L(j, K)^T.
+void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
+                           const signed char* piv, int c0, int c1);
+
 // C(lower, m x m, ld) -= L W^T restricted to the lower triangle, L and W m x k (ld ldl).
 void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc);
 

@@ -14,7 +14,7 @@ void pf_mismatch_task(const TaskContext& t) {
 }
 void pf_jacobian_ad_task(const TaskContext& t) {
   const auto& a = t.arg<PfBlockArgs>();
-  cpu::pf_jacobian_ad_cpu(a.view, a.map, t.buffers[0].data<const double>(), outputs(t, a), a.k0, a.k1);
+  cpu::pf_jacobian_ad_cpu(a.view, a.map, t.buffers[0].data<const double>(), outputs(t, a), a.k0, a.k1, !a.dense);
 }
 void pf_jacobian_analytic_task(const TaskContext& t) {
   const auto& a = t.arg<PfBlockArgs>();

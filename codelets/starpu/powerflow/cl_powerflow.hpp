@@ -31,6 +31,7 @@ struct PfBlockArgs {
   cpu::PfJacMap map;
   std::int32_t k0 = 0, k1 = 0;
   std::int32_t out_p_off = 0, out_q_off = 0;
+  bool dense = false;  // cl_pf_jacobian_ad: carry all partials (classical dense sweep)
 };
 
 extern const Codelet cl_pf_mismatch;

@@ -11,6 +11,23 @@ void ldlt_subtree_cpu(const TaskContext& t) {
   sparse::detail::factor_nodes(*a.ctx, a.lo, a.hi);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.hi].nelim;
 }
+void big_begin_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  sparse::detail::big_begin(*a.ctx, a.s);
+}
+void big_panel_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  sparse::detail::big_panel(*a.ctx, a.s, a.k0, a.c1);
+}
+void big_update_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  sparse::detail::big_update(*a.ctx, a.s, a.k0, a.c0, a.c1);
+}
+void big_finish_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  sparse::detail::big_finish(*a.ctx, a.s);
+  *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
+}
 void ldlt_solve_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
   const auto& X = t.buffers[0];
@@ -24,6 +41,10 @@ void ldlt_solve_cpu(const TaskContext& t) {
 }  // namespace
 
 const Codelet cl_ldlt_subtree("ldlt_subtree", ldlt_subtree_cpu);
+const Codelet cl_ldlt_big_begin("ldlt_big_begin", big_begin_cpu);
+const Codelet cl_ldlt_big_panel("ldlt_big_panel", big_panel_cpu);
+const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
+const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
 const Codelet cl_ldlt_solve("ldlt_solve", ldlt_solve_cpu, nullptr, {{HandleKind::Matrix, sizeof(double)}});
 
 void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, int lo, int hi, Handle& token,
@@ -35,6 +56,55 @@ void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, 
   LdltSubtreeArgs args{ctx, lo, hi};
   exec.submit(cl_ldlt_subtree, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
               {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority});
+}
+
+int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
+  const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
+  int n = 2 + nwin;
+  for (int w = 0; w < nwin; ++w) n += nblk - (w * nb) / bs - 1;
+  return n;
+}
+
+int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s, int m0, int p0, int nb, int bs,
+                    Handle& token, const std::vector<Handle*>& deps,
+                    std::vector<VariableHandle<std::int64_t>>& keep) {
+  const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
+  std::vector<VariableHandle<std::int64_t>> blk, win;
+  blk.reserve(nblk);
+  win.reserve(nwin);
+  for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block");
+  for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window");
+  int ntask = 0;
+  std::vector<DataAccess> acc;
+  for (auto& h : blk) acc.push_back(out(h));
+  for (Handle* h : deps) acc.push_back(in(*h));
+  LdltBigArgs args{ctx, s, 0, 0, 0};
+  exec.submit(cl_ldlt_big_begin, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
+              {.name = "ldlt_big_begin", .priority = 3});
+  ++ntask;
+  for (int w = 0; w < nwin; ++w) {
+    const int k0 = w * nb, j = k0 / bs;
+    args = {ctx, s, k0, 0, (j + 1) * bs};
+    exec.submit(cl_ldlt_big_panel, args, {inout(blk[j]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3});
+    ++ntask;
+    const int jnext = ((w + 1) * nb) / bs;
+    for (int jj = j + 1; jj < nblk; ++jj) {
+      args = {ctx, s, k0, jj * bs, (jj + 1) * bs};
+      exec.submit(cl_ldlt_big_update, args, {in(win[w]), inout(blk[jj])},
+                  {.name = "ldlt_big_update", .priority = jj == jnext ? 2 : 0});
+      ++ntask;
+    }
+  }
+  acc.clear();
+  acc.push_back(out(token));
+  for (auto& h : blk) acc.push_back(in(h));
+  args = {ctx, s, 0, 0, 0};
+  exec.submit(cl_ldlt_big_finish, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
+              {.name = "ldlt_big_finish", .priority = 3});
+  ++ntask;
+  for (auto& h : blk) keep.push_back(std::move(h));
+  for (auto& h : win) keep.push_back(std::move(h));
+  return ntask;
 }
 
 void insert_ldlt_solve(Executor& exec, const sparse::detail::Symbolic* sym, const sparse::detail::NodeFactor* nodes,

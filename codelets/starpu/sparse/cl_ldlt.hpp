@@ -4,6 +4,12 @@
 //     supernode). Buffers: 0 = the task's token (W: receives the number of eliminated
 //     columns), 1.. = tokens of the tasks owning its children (R), in child order.
 //     The factor data live in the solver's NumericCtx (host memory; CPU only).
+//   cl_ldlt_big_begin / _panel / _update / _finish: a large supernode as several tasks
+//     (assemble; factor one pivot window and update the rest of its column block;
+//     update one later column block with that window; store L and the contribution
+//     block). Buffers are tokens ordering them: begin W(all block tokens), R(children);
+//     panel RW(its block) W(window); update R(window) RW(block); finish R(all blocks)
+//     W(the task's token).
 //   cl_ldlt_solve: forward/diagonal/backward solve of X (matrix handle n x nrhs, RW).
 #pragma once
 #include <cstdint>
@@ -26,6 +32,19 @@ struct LdltSolveArgs {
 
 void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, int lo, int hi, Handle& token,
                          const std::vector<Handle*>& deps, int priority);
+struct LdltBigArgs {
+  const sparse::detail::NumericCtx* ctx;
+  int s, k0, c0, c1;
+};
+extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_panel, cl_ldlt_big_update, cl_ldlt_big_finish;
+// Submits the tasks of split supernode s (front m0 x m0, p0 pivot columns, window nb,
+// column blocks of bs): returns the number of tasks. Its internal tokens are moved into
+// `keep`, which must outlive the tasks (destroying a handle waits for its tasks).
+int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s, int m0, int p0, int nb, int bs,
+                    Handle& token, const std::vector<Handle*>& deps,
+                    std::vector<VariableHandle<std::int64_t>>& keep);
+int count_ldlt_big_tasks(int m0, int p0, int nb, int bs);
+
 void insert_ldlt_solve(Executor& exec, const sparse::detail::Symbolic* sym, const sparse::detail::NodeFactor* nodes,
                        Handle& X);
 }  // namespace stardiff::codelets

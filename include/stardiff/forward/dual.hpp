@@ -9,7 +9,8 @@
 //  * Elementary functions (found by ADL: write `using std::sin; sin(x)` in code templated
 //    on the scalar type so that double and Dual both work): sin cos tan asin acos atan
 //    atan2 sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2 log10 sqrt cbrt
-//    pow (dual^scalar, scalar^dual, dual^dual) abs fabs hypot fmin fmax erf.
+//    pow (dual^scalar, scalar^dual, dual^dual) abs fabs hypot fmin fmax erf, and
+//    sin_cos(x, s, c) (both at the cost of one of each on the value).
 //    Derivatives at kinks: abs(x) at x == 0 gives +dx; fmin/fmax pick the first operand
 //    on ties; pow(a, b) with a == 0 drops the log(a)·db term.
 //  * The value part of every operation is computed exactly as the same expression on T
@@ -378,6 +379,25 @@ STARDIFF_DUAL_FN2_MIXED(hypot)
 STARDIFF_DUAL_FN2_MIXED(fmin)
 STARDIFF_DUAL_FN2_MIXED(fmax)
 #undef STARDIFF_DUAL_FN2_MIXED
+
+// sin and cos of one argument together: one sine and one cosine of the value (calling
+// sin() and cos() on a dual evaluates each twice). Works for arithmetic types and
+// (nested) duals; call it qualified: stardiff::forward::sin_cos(t, s, c).
+template <class X, std::enable_if_t<std::is_arithmetic_v<X>, int> = 0>
+STARDIFF_HD inline void sin_cos(const X& x, X& s, X& c) {
+  using std::cos;
+  using std::sin;
+  s = sin(x);
+  c = cos(x);
+}
+template <int N, class T>
+STARDIFF_HD inline void sin_cos(const Dual<N, T>& a, Dual<N, T>& s, Dual<N, T>& c) {
+  T sv, cv;
+  sin_cos(a.v, sv, cv);
+  const T msv = -sv;
+  s = detail::chain(a, sv, cv);
+  c = detail::chain(a, cv, msv);
+}
 
 // ---- seeding and extraction helpers ---------------------------------------------------
 // A variable with value x and partial k = 1 (k outside [0, N): constant).

@@ -13,8 +13,9 @@
 //    the rows that have a non-zero of such a colour (structurally zero partials skipped).
 //    W = 8 is the default; W >= num_colors gives the classical one-pass Dual<W> sweep.
 //  * Work is split into row blocks (contiguous rows, balanced by estimated cost), one task
-//    per block: x is one read-only handle, each block writes its own output handles; a
-//    final task scatters the block outputs into the CSC values (pattern layout).
+//    per block: x is one read-only handle, each block writes its own output handles;
+//    gather tasks (one per contiguous range of CSC values, about 32k values each) then
+//    read every block output and fill their range of the CSC values (pattern layout).
 //  * residual() evaluates F on double; jacobian() gives the CSC values and optionally F
 //    (the value parts of the dual sweep, bitwise equal to residual()). Both wait for
 //    their tasks (exec.wait_all()) and are deterministic: any executor, scheduler and
@@ -39,6 +40,15 @@
 #include "stardiff/forward/dual.hpp"
 #include "stardiff/forward/row_range.hpp"
 #include "stardiff/runtime/executor.hpp"
+
+// The dual sweeps are compiled twice on x86-64 GCC (Haswell: AVX2+FMA, and baseline),
+// picked at load time for the CPU (function multi-versioning): duals vectorise 4 wide.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__) && \
+    !defined(STARDIFF_NO_CLONES) && !defined(__SANITIZE_ADDRESS__)
+#define STARDIFF_FORWARD_CLONES __attribute__((target_clones("arch=haswell", "default"), flatten))
+#else
+#define STARDIFF_FORWARD_CLONES
+#endif
 
 namespace stardiff::forward {
 
@@ -75,6 +85,9 @@ struct JacobianPlan {
     std::vector<std::int32_t> csc_pos;  // out[e] is CSC value csc_pos[e]
   };
   std::vector<Block> blocks;
+  // CSC value e comes from out[src_index[e]] of block src_block[e]; gather task g fills
+  // CSC values [gather_bounds[g], gather_bounds[g + 1]).
+  std::vector<std::int32_t> src_block, src_index, gather_bounds;
   std::int64_t evaluated_rows = 0;  // rows evaluated summed over chunks (work measure)
 };
 
@@ -167,9 +180,7 @@ class SparseJacobian {
       for (std::size_t b = 0; b < nb; ++b) out_[b].resize(std::max<std::int32_t>(1, plan_.blocks[b].out_size));
     }
     Handle hx = Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
-    Handle hv = Handle::vector(csc_values.data(), std::max<std::size_t>(1, csc_values.size()),
-                               sizeof(double), "jacobian_values");
-    std::vector<Handle> hf, ho;
+    std::vector<Handle> hf, ho, hv;
     hf.reserve(nb);
     ho.reserve(nb);
     std::vector<DataAccess> gather;
@@ -182,9 +193,15 @@ class SparseJacobian {
                   {in(hx), out(ho[b]), out(hf[b])}, {.name = "forward_jacobian"});
       gather.push_back(in(ho[b]));
     }
-    if (nnz() > 0) {
-      gather.push_back(out(hv));
-      const TaskArgs a{this, static_cast<std::int32_t>(nb)};
+    const std::size_t ng = plan_.gather_bounds.size() - 1;
+    hv.reserve(ng);
+    gather.push_back(DataAccess{});
+    for (std::size_t g = 0; g < ng && nnz() > 0; ++g) {
+      const std::int32_t e0 = plan_.gather_bounds[g], e1 = plan_.gather_bounds[g + 1];
+      if (e1 == e0) continue;
+      hv.push_back(Handle::vector(csc_values.data() + e0, e1 - e0, sizeof(double), "jacobian_values"));
+      gather.back() = out(hv.back());
+      const TaskArgs a{this, static_cast<std::int32_t>(g)};
       exec.submit(scatter_codelet(), gather, &a, sizeof a, {.name = "forward_jacobian_scatter"});
     }
     exec.wait_all();
@@ -274,7 +291,7 @@ class SparseJacobian {
     s.generation = generation_;
   }
 
-  void run_row_local(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
+  STARDIFF_FORWARD_CLONES void run_row_local(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
     Scalar* xd = s.xd.data();
     Scalar* fd = s.fd.data();
     const std::int32_t* rp = B.row_ptr.data();
@@ -296,7 +313,7 @@ class SparseJacobian {
     }
   }
 
-  void run_colored(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
+  STARDIFF_FORWARD_CLONES void run_colored(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
     Scalar* xd = s.xd.data();
     Scalar* fd = s.fd.data();
     for (std::int32_t k = 0; k < plan_.num_chunks; ++k) {
@@ -311,14 +328,22 @@ class SparseJacobian {
     for (std::int32_t i = B.row_begin; i < B.row_end; ++i) fblock[i - B.row_begin] = fd[i].v;
   }
 
-  void run_scatter(const BufferView* bufs, std::size_t nb) {
-    double* vals = bufs[nb].data<double>();
-    for (std::size_t b = 0; b < nb; ++b) {
-      const auto& B = plan_.blocks[b];
-      const double* o = bufs[b].data<const double>();
-      const std::int32_t* pos = B.csc_pos.data();
-      for (std::int32_t e = 0; e < B.out_size; ++e) vals[pos[e]] = o[e];
+  // Gather part g: CSC values [gather_bounds[g], gather_bounds[g + 1]) from the block outputs.
+  void run_scatter(const BufferView* bufs, std::int32_t g) {
+    const std::size_t nb = plan_.blocks.size();
+    const double* outs[64];
+    std::vector<const double*> many;
+    const double** o = outs;
+    if (nb > 64) {
+      many.resize(nb);
+      o = many.data();
     }
+    for (std::size_t b = 0; b < nb; ++b) o[b] = bufs[b].data<const double>();
+    const std::int32_t e0 = plan_.gather_bounds[g], e1 = plan_.gather_bounds[g + 1];
+    double* vals = bufs[nb].data<double>();
+    const std::int32_t* sb = plan_.src_block.data() + e0;
+    const std::int32_t* si = plan_.src_index.data() + e0;
+    for (std::int32_t e = 0; e < e1 - e0; ++e) vals[e] = o[sb[e]][si[e]];
   }
 
   static std::string codelet_name(const char* base) {
@@ -337,7 +362,7 @@ class SparseJacobian {
   }
   static void scatter_task(const TaskContext& t) {
     const auto& a = t.arg<TaskArgs>();
-    a.self->run_scatter(t.buffers.data(), static_cast<std::size_t>(a.block));
+    a.self->run_scatter(t.buffers.data(), a.block);
   }
   static const Codelet& residual_codelet() {
     static const Codelet cl(codelet_name("forward_residual"), &residual_task);

@@ -30,6 +30,10 @@
 //  * Inner loops run over contiguous rows (x), so kernels vectorise when dims == 1.
 #pragma once
 #include <cmath>
+#include <cstdint>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <memory>
 #include <string>
@@ -124,15 +128,42 @@ struct LoopArgs {
   int dims;
   bool unit;       // every dat has one component: x stride 1
   bool nan_check;
+  bool stream;     // WRITE outputs stored with non-temporal stores (large tiles)
   Slot slot[N == 0 ? 1 : N];
 };
 
 // ---- per-argument tile state -------------------------------------------------------
-template <class A, bool Unit>
+template <class A, bool Unit, bool Stream = false>
 struct State;
 
-template <class T, Mode M, bool Unit>
-struct State<ArgDat<T, M>, Unit> {
+// Non-temporal store of n elements (streaming stores avoid the write-allocate read of
+// outputs that are never read in the loop; caller fences with stream_fence()).
+template <class T>
+inline void stream_out(T* dst, const T* src, std::size_t n) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, double>) {
+    std::size_t i = 0;
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15u) != 0; ++i) dst[i] = src[i];
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    for (; i < n; ++i) dst[i] = src[i];
+    return;
+  }
+#endif
+  std::memcpy(dst, src, n * sizeof(T));
+}
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+template <class T, Mode M, bool Unit, bool Stream>
+struct State<ArgDat<T, M>, Unit, Stream> {
+  // Streaming: a WRITE argument's row is assembled in `buf` (cache-resident), then
+  // stored with non-temporal stores at the end of the row.
+  static constexpr bool kStream = Stream && Unit && M == Mode::Write && std::is_same_v<T, double>;
+  std::unique_ptr<T[]> buf;
+  T* out = nullptr;
   T* base = nullptr;
   T* abase = nullptr;
   T* row = nullptr;
@@ -156,6 +187,19 @@ struct State<ArgDat<T, M>, Unit> {
     long long off = origin + i0 * sx() + j * sy + k * sz;
     row = base + off;
     if (abase) arow = abase + off;
+    if constexpr (kStream) {
+      out = row;
+      row = buf.get();  // row-local buffer (WRITE args have a zero stencil)
+    }
+  }
+  void prepare(int n) {
+    if constexpr (kStream) buf.reset(new T[n > 0 ? n : 1]);
+  }
+  void end_row(int n) {
+    if constexpr (kStream) {
+      stream_out(out, buf.get(), static_cast<std::size_t>(n));
+      row = out;  // the NaN check reads the stored row
+    }
   }
   auto primal(int di) const {
     using P = std::conditional_t<M == Mode::Read, const T, T>;
@@ -192,8 +236,10 @@ struct State<ArgDat<T, M>, Unit> {
   }
 };
 
-template <class T, bool Unit>
-struct State<ArgGbl<T>, Unit> {
+template <class T, bool Unit, bool Stream>
+struct State<ArgGbl<T>, Unit, Stream> {
+  void prepare(int) {}
+  void end_row(int) {}
   T value;
   void init(const Slot& s, const TaskContext&) { std::memcpy(&value, s.gbl, sizeof(T)); }
   void set_row(int, int, int) {}
@@ -208,8 +254,10 @@ struct State<ArgGbl<T>, Unit> {
   int nan_in_row(int) const { return -1; }
 };
 
-template <class T, bool Unit>
-struct State<ArgReduce<T>, Unit> {
+template <class T, bool Unit, bool Stream>
+struct State<ArgReduce<T>, Unit, Stream> {
+  void prepare(int) {}
+  void end_row(int) {}
   T acc{};
   const T* post = nullptr;
   const T* eff = nullptr;
@@ -230,8 +278,10 @@ struct State<ArgReduce<T>, Unit> {
   int nan_in_row(int) const { return -1; }
 };
 
-template <bool Unit>
-struct State<ArgIdx, Unit> {
+template <bool Unit, bool Stream>
+struct State<ArgIdx, Unit, Stream> {
+  void prepare(int) {}
+  void end_row(int) {}
   int idx[3] = {0, 0, 0};
   int i0 = 0;
   void init(const Slot&, const TaskContext&) {}
@@ -255,8 +305,10 @@ struct State<ArgIdx, Unit> {
   int nan_in_row(int) const { return -1; }
 };
 
-template <class T, bool Unit>
-struct State<ArgScalar<T>, Unit> {
+template <class T, bool Unit, bool Stream>
+struct State<ArgScalar<T>, Unit, Stream> {
+  void prepare(int) {}
+  void end_row(int) {}
   T value{};
   T partial{};
   void init(const Slot& s, const TaskContext& t) { value = *t.buffers[s.buf].template data<T>(); }
@@ -339,16 +391,18 @@ bool adjoint_ok_runtime(unsigned mask) {
 }
 
 // ---- tile bodies ----------------------------------------------------------------------
-template <bool Unit, class K, class... A, std::size_t... I>
+template <bool Unit, bool Stream, class K, class... A, std::size_t... I>
 void run_primal(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std::index_sequence<I...>) {
-  std::tuple<State<A, Unit>...> st;
+  std::tuple<State<A, Unit, Stream>...> st;
   (std::get<I>(st).init(la.slot[I], t), ...);
   const K kernel = la.kernel;
   const int n = la.hi[0] - la.lo[0];
+  (std::get<I>(st).prepare(n), ...);
   for (int k = la.lo[2]; k < la.hi[2]; ++k)
     for (int j = la.lo[1]; j < la.hi[1]; ++j) {
       (std::get<I>(st).set_row(la.lo[0], j, k), ...);
       for (int di = 0; di < n; ++di) kernel(std::get<I>(st).primal(di)...);
+      (std::get<I>(st).end_row(n), ...);
       if (la.nan_check) {
         int where = -1;
         ((where < 0 ? (where = std::get<I>(st).nan_in_row(n), 0) : 0), ...);
@@ -359,6 +413,7 @@ void run_primal(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std::
         }
       }
     }
+  if constexpr (Stream) stream_fence();
   (std::get<I>(st).finish_primal(la.slot[I], t), ...);
 }
 
@@ -383,8 +438,9 @@ void run_adjoint(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std:
 template <class K, class... A>
 void loop_tile_cpu(const TaskContext& t) {
   const auto& la = t.arg<LoopArgs<K, sizeof...(A)>>();
-  if (la.unit) run_primal<true, K, A...>(la, t, std::index_sequence_for<A...>{});
-  else run_primal<false, K, A...>(la, t, std::index_sequence_for<A...>{});
+  if (la.unit && la.stream) run_primal<true, true, K, A...>(la, t, std::index_sequence_for<A...>{});
+  else if (la.unit) run_primal<true, false, K, A...>(la, t, std::index_sequence_for<A...>{});
+  else run_primal<false, false, K, A...>(la, t, std::index_sequence_for<A...>{});
 }
 
 template <class K, std::size_t N>
@@ -522,6 +578,8 @@ void bind_arg(const ArgScalar<T>& a, const LoopArgDesc&, int t, bool adjoint, Sl
 }
 
 unsigned activity_mask(const std::vector<LoopArgDesc>& args);
+// True when a task's outputs are far larger than caches (streaming stores pay off).
+bool stream_worthwhile(const int lo[3], const int hi[3]);
 bool loop_is_active(const std::vector<LoopArgDesc>& args);
 bool all_unit(const std::vector<LoopArgDesc>& args);
 // Exchanges the halos of dats read across tile boundaries (only_adjoint_reads: only
@@ -542,7 +600,7 @@ class LoopNode final : public RecordedLoop {
     const Codelet& cl = loop_adjoint_codelet<K, A...>(name);
     std::vector<int> ran;
     for (int t = 0; t < block->tiles(); ++t) {
-      AdjArgs<K, sizeof...(A)> f{{kernel_, {}, {}, block->dims(), all_unit(args), false, {}}, mask};
+      AdjArgs<K, sizeof...(A)> f{{kernel_, {}, {}, block->dims(), all_unit(args), false, false, {}}, mask};
       if (!tile_range(*block, range, t, f.la.lo, f.la.hi)) continue;
       std::vector<DataAccess> acc;
       std::apply([&](const auto&... a) {
@@ -635,8 +693,9 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
   const bool unit = all_unit(desc), nan = nan_check();
   std::vector<int> ran;
   for (int t = 0; t < block.tiles(); ++t) {
-    LoopArgs<K, sizeof...(A)> la{kernel, {}, {}, block.dims(), unit, nan, {}};
+    LoopArgs<K, sizeof...(A)> la{kernel, {}, {}, block.dims(), unit, nan, false, {}};
     if (!tile_range(block, range, t, la.lo, la.hi)) continue;
+    la.stream = unit && stream_worthwhile(la.lo, la.hi);
     std::vector<DataAccess> acc;
     {
       std::size_t i = 0;

@@ -42,8 +42,9 @@ struct LoopArgDesc {
 struct Checkpoint {
   DatBase* dat = nullptr;
   int tile = 0;
-  std::size_t offset = 0, bytes = 0;  // byte range of the tile buffer saved
-  std::unique_ptr<Handle> buffer;     // the saved bytes (a StarPU-managed vector)
+  std::size_t offset = 0, bytes = 0;      // byte range of the tile buffer saved
+  std::unique_ptr<unsigned char[]> storage;  // host memory of `buffer` (declared first: freed last)
+  std::unique_ptr<Handle> buffer;         // the saved bytes (a StarPU-managed vector)
 };
 
 class RecordedLoop {

@@ -9,7 +9,7 @@
 //    its CSC form) and the per-bus / per-entry colour maps the AD kernel reads.
 //  * analytic_jacobian: values per non-zero from MATPOWER's dSbus_dV (the oracle and peer).
 //    ad_jacobian: values by coloured forward-mode AD of the residual (Dual<N>, one partial
-//    per colour). fd_jacobian: coloured central differences of the residual (step h).
+//    per colour; only the structurally non-zero partials touched, or all with dense). fd_jacobian: coloured central differences of the residual (step h).
 //    All write CSR values (size nnz) at bus voltages V.
 //  * to_csc converts CSR values to the CSC layout of the same matrix (pattern returned too).
 #pragma once
@@ -43,7 +43,8 @@ JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, for
 void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const std::vector<cplx>& sbus,
                        const std::vector<cplx>& V, std::vector<double>& values);
 void ad_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
-                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values);
+                 const std::vector<cplx>& sbus, const std::vector<cplx>& V, std::vector<double>& values,
+                 bool dense = false);
 void fd_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const JacobianColoring& c,
                  const std::vector<cplx>& sbus, const std::vector<cplx>& V, double h, std::vector<double>& values);
 // F(V) = [P(pv); P(pq); Q(pq)] mismatch; returns its infinity norm.

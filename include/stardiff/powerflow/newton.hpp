@@ -32,7 +32,9 @@
 
 namespace stardiff::powerflow {
 
-enum class JacobianMethod { AD, Analytic };
+// AD: coloured forward mode touching only structurally non-zero partials (default);
+// ADDense: the classical dense Dual<N> sweep; Analytic: MATPOWER's dSbus_dV per non-zero.
+enum class JacobianMethod { AD, ADDense, Analytic };
 const char* to_string(JacobianMethod m);
 
 struct IterationInfo {

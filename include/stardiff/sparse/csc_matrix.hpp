@@ -27,9 +27,11 @@ struct CscMatrix {
 using CscMatrix32 = CscMatrix<std::int32_t>;
 using CscMatrix64 = CscMatrix<std::int64_t>;
 
-// Builds a CSC matrix from triplets (duplicates summed, rows sorted). Throws Error on
-// indices out of range or non-finite values. If `symmetric_lower`, entries above the
-// diagonal are mirrored into the lower triangle (a pair (i,j),(j,i) is summed once each).
+// Builds a CSC matrix from 0-based triplets (duplicates summed in input order, rows
+// sorted; O(nnz + n)). Throws Error on mismatched lengths, indices out of range or
+// non-finite values. If `symmetric_lower` (square only), entries above the diagonal are
+// mirrored into the lower triangle (a pair (i,j),(j,i) is summed once each). Missing
+// diagonal entries are not added (read_matrix_market adds them).
 CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
                           const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
                           bool symmetric_lower);

@@ -36,6 +36,7 @@ struct LdltOptions {
   double small_flops = 2e6;              // below this, one task factors everything
   double subtree_flops = 0;              // subtrees below this are one task (0: auto)
   int block_size = 128;                  // pivoting window / dense block size in fronts
+  double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
   double zero_pivot = 1e-11;             // |pivot| <= zero_pivot * max|S A S| is no pivot
   int fgmres_restart = 30;               // FGMRES(m) when refinement stalls
   int max_fgmres = 100;                  // total FGMRES iterations per right-hand side

@@ -7,6 +7,10 @@
 // zeros (added explicitly to the pattern); explicit zeros are kept. Malformed input
 // (bad header, wrong counts, indices out of range, NaN/Inf, non-square, truncated) throws
 // stardiff::Error with "file:line: what is wrong". Pattern entries get value 1.0.
+// Details: gzip is recognised by its magic bytes (either overload), not by the name;
+// entries above the diagonal of a `symmetric` file are mirrored into the lower triangle;
+// a general file keeps the lower triangle of the union pattern with (a_ij + a_ji) / 2;
+// a 0 x 0 matrix is an error. Reading is O(file size) (no iostream per token).
 #pragma once
 #include <istream>
 #include <string>

@@ -1,0 +1,6 @@
+# Smoke run of adjoint_factor (label bench): small grid, must print its ratio line.
+if(TARGET adjoint_factor)
+  add_test(NAME bench.adjoint_factor COMMAND adjoint_factor --n 128 --iters 4 --repeats 3)
+  set_tests_properties(bench.adjoint_factor PROPERTIES LABELS bench ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "adjoint_factor n=128 iters=4 .*tape_bytes=24 save_all_iters=4 save_all_factor=[0-9.]+ .*ratio=[0-9.]+")
+endif()

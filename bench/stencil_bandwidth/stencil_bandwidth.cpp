@@ -1,0 +1,130 @@
+// stencil_bandwidth — memory bandwidth of the primal Poisson loops (with and without a
+// recording tape) against a STREAM triad, all as StarPU tasks over the same tiles.
+//
+// Triad: a = b + 3 c over n^2 doubles split into T tile vectors (24 B/point).
+// Poisson: K Jacobi sweeps (reads u, f, writes u2: 24 B/point) and copies (16 B/point)
+// on the n x n interior, as stardiff par_loops; "recording" runs them while a tape
+// records (the to-be-recorded analysis saves nothing for these linear loops).
+// Repeats interleave triad / primal / recording; medians are reported:
+//   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. triad_gibs=.. primal_gibs=..
+//       recording_gibs=.. recording_ratio=.. ratio=..   (ratio = primal / triad)
+// Usage: stencil_bandwidth [--n N] [--iters K] [--repeats R] [--tiles T]  (STARPU_* apply)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "poisson/poisson_problem.hpp"
+
+using namespace stardiff;
+
+namespace {
+struct TriadArgs {
+  double scalar;
+};
+void triad_cpu(const TaskContext& t) {
+  const std::size_t n = t.buffers[0].nx;
+  double* __restrict a = t.buffers[0].data<double>();
+  const double* __restrict b = t.buffers[1].data<double>();
+  const double* __restrict c = t.buffers[2].data<double>();
+  const double s = t.arg<TriadArgs>().scalar;
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+const Codelet cl_triad("triad", triad_cpu);
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+int arg_int(int& i, int argc, char** argv) {
+  if (i + 1 >= argc) {
+    std::fprintf(stderr, "stencil_bandwidth: %s needs a value\n", argv[i]);
+    std::exit(2);
+  }
+  int v = std::atoi(argv[++i]);
+  if (v < 0) {
+    std::fprintf(stderr, "stencil_bandwidth: %s must be >= 0\n", argv[i - 1]);
+    std::exit(2);
+  }
+  return v;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 4096, iters = 10, repeats = 5, tiles = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--n")) n = arg_int(i, argc, argv);
+    else if (!std::strcmp(argv[i], "--iters")) iters = arg_int(i, argc, argv);
+    else if (!std::strcmp(argv[i], "--repeats")) repeats = arg_int(i, argc, argv);
+    else if (!std::strcmp(argv[i], "--tiles")) tiles = arg_int(i, argc, argv);
+    else if (!std::strcmp(argv[i], "--help")) {
+      std::printf("usage: stencil_bandwidth [--n N] [--iters K] [--repeats R] [--tiles T]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "stencil_bandwidth: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (n < 8 || iters < 1 || repeats < 1) {
+    std::fprintf(stderr, "stencil_bandwidth: need --n >= 8, --iters >= 1, --repeats >= 1\n");
+    return 2;
+  }
+  Runtime rt;
+  StarpuExecutor ex;
+  poisson::Problem p(ex, n, n, tiles);
+  p.setup();
+  ex.wait_all();
+  const int T = p.block.tiles();
+  // Triad tiles: the same row split as the Poisson block.
+  std::vector<VectorHandle<double>> a, b, c;
+  for (int t = 0; t < T; ++t) {
+    std::size_t m = static_cast<std::size_t>(p.block.bound(t + 1) - p.block.bound(t)) * n;
+    a.emplace_back(m, "a", 0.0);
+    b.emplace_back(m, "b", 1.0);
+    c.emplace_back(m, "c", 2.0);
+  }
+  auto triad = [&] {
+    for (int it = 0; it < iters; ++it)
+      for (int t = 0; t < T; ++t) ex.submit(cl_triad, TriadArgs{3.0}, {out(a[t]), in(b[t]), in(c[t])});
+    ex.wait_all();
+  };
+  auto primal = [&] {
+    p.iterate(iters);
+    ex.wait_all();
+  };
+  auto recording = [&] {
+    Tape tape("bench");
+    tape.start();
+    p.iterate(iters);
+    tape.stop();
+    ex.wait_all();
+  };
+  triad();  // warm-up (first touch, perf-model calibration)
+  primal();
+  recording();
+  std::vector<double> tt, tp, tr;
+  for (int r = 0; r < repeats; ++r) {
+    double t0 = now();
+    triad();
+    double t1 = now();
+    primal();
+    double t2 = now();
+    recording();
+    double t3 = now();
+    tt.push_back(t1 - t0);
+    tp.push_back(t2 - t1);
+    tr.push_back(t3 - t2);
+  }
+  const double pts = static_cast<double>(n) * n, gib = 1024.0 * 1024.0 * 1024.0;
+  const double triad_gibs = 24.0 * pts * iters / median(tt) / gib;
+  const double primal_gibs = 40.0 * pts * iters / median(tp) / gib;
+  const double rec_gibs = 40.0 * pts * iters / median(tr) / gib;
+  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d sched=%s triad_gibs=%.3f primal_gibs=%.3f "
+              "recording_gibs=%.3f recording_ratio=%.3f ratio=%.3f\n",
+              n, iters, T, repeats, rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs, rec_gibs / triad_gibs,
+              primal_gibs / triad_gibs);
+  return 0;
+}

@@ -1,0 +1,6 @@
+# Smoke run of stencil_bandwidth (label bench): small grid, must print its ratio line.
+if(TARGET stencil_bandwidth)
+  add_test(NAME bench.stencil_bandwidth COMMAND stencil_bandwidth --n 256 --iters 2 --repeats 3)
+  set_tests_properties(bench.stencil_bandwidth PROPERTIES LABELS bench ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "stencil_bandwidth n=256 .*triad_gibs=[0-9.]+ primal_gibs=[0-9.]+ recording_gibs=[0-9.]+ .*ratio=[0-9.]+")
+endif()
