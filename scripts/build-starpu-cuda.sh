@@ -12,7 +12,8 @@
 #     tests), STARPU_MAXCPUS 64, shared libraries only. Compiles under `nice -n 10`.
 #   - CUDA from $CUDA_DIR (default /usr/local/cuda). Afterwards configure stardiff with
 #       PKG_CONFIG_PATH=PREFIX/lib/pkgconfig cmake -S . -B build-cuda
-# Environment: CUDA_DIR, JOBS (default nproc), KEEP_SRC=1 keeps the build directory.
+# Environment: CUDA_DIR, JOBS (default nproc), KEEP_SRC=1 keeps the build directory
+# (always kept, with its logs, when the build fails).
 set -euo pipefail
 
 PREFIX="${1:-$HOME/.local/starpu-cuda}"
@@ -41,8 +42,13 @@ chmod 755 "$WORK"  # apt's _apt user must be able to write the downloaded files 
 SRC_LIST=/etc/apt/sources.list.d/stardiff-starpu-deb-src.sources
 CREATED_LIST=0
 cleanup() {
+  local rc=$?
   if [ "$CREATED_LIST" = 1 ]; then $SUDO rm -f "$SRC_LIST"; fi
-  if [ "${KEEP_SRC:-0}" = 1 ]; then log "build directory kept: $WORK"; else rm -rf "$WORK"; fi
+  if [ "${KEEP_SRC:-0}" = 1 ] || [ "$rc" -ne 0 ]; then
+    log "build directory kept: $WORK"
+  else
+    rm -rf "$WORK"
+  fi
 }
 trap cleanup EXIT
 

@@ -6,7 +6,8 @@
 // Exit codes: 0 converged; 1 not converged / singular (JSON still printed); 2 bad input or
 // usage. --json prints exactly one JSON object on stdout: case, buses, branches, converged,
 // status, iterations, max_mismatch, colors, color_lower_bound, jacobian_s, linsolve_s,
-// total_s (+ a few extra fields). Human output (one line per iteration) goes to stderr with
+// total_s (+ a few extra fields); buses counts the case's bus rows, branches the in-service
+// branches. Human output (one line per iteration) goes to stderr with
 // --json, to stdout otherwise. --csv writes `bus,Vm,Va_deg` per bus in case-file order
 // (integer bus ids, %.17g values). total_s excludes parsing and StarPU start-up.
 #include <chrono>
@@ -187,6 +188,10 @@ int main(int argc, char** argv) {
         .field("linsolve_s", r.linsolve_s)
         .field("total_s", r.total_s)
         .field("setup_s", r.setup_s)
+        .field("coloring_s", r.coloring_s)
+        .field("klu_analyze_s", r.klu_analyze_s)
+        .field("klu_factors", r.klu_factors)
+        .field("klu_refactors", r.klu_refactors)
         .field("solves", r.solves)
         .field("jacobian", powerflow::to_string(opts.jacobian))
         .field("order", forward::to_string(opts.order))

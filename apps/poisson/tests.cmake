@@ -10,6 +10,9 @@ if(TARGET stardiff-poisson)
   add_test(NAME poisson.sequential COMMAND stardiff-poisson --executor sequential --nx 30 --ny 25 --iters 4)
   set_tests_properties(poisson.sequential PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
     PASS_REGULAR_EXPRESSION "E = [0-9.]+")
+  add_test(NAME poisson.vtk COMMAND sh -c "\"$<TARGET_FILE:stardiff-poisson>\" --adjoint --nx 6 --ny 5 --vtk poisson_test.vtk >/dev/null 2>&1 && grep -c -e '^SCALARS' -e '^DIMENSIONS 6 5 1' poisson_test.vtk")
+  set_tests_properties(poisson.vtk PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} PASS_REGULAR_EXPRESSION "^4\n$")
   add_test(NAME poisson.help COMMAND stardiff-poisson --help)
   set_tests_properties(poisson.help PROPERTIES LABELS integration PASS_REGULAR_EXPRESSION "usage: stardiff-poisson")
   foreach(bad "--nx;abc" "--iters;-3" "--probe;3" "--probe;30,2;--adjoint" "--bogus" "--executor;gpu" "--probe;1,1")

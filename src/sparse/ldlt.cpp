@@ -94,6 +94,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A) {
   State& st = *s_;
   st.analyzed = st.factored = false;
   st.nodes.clear();
+  st.a = CscMatrix32{};
   detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
   st.ainfo = AnalyzeInfo{};
@@ -163,7 +164,14 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   Executor& ex = exec ? *exec : seq;
   const auto t0 = std::chrono::steady_clock::now();
 
-  st.a = A;
+  if (st.a.col_ptr.size() != A.col_ptr.size()) {  // pattern copied once per analysis
+    st.a.col_ptr = A.col_ptr;
+    st.a.row_idx = A.row_idx;
+    st.a.n_rows = A.n_rows;
+    st.a.n_cols = A.n_cols;
+    st.a.symmetric_lower = true;
+  }
+  st.a.values = A.values;
   st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
   st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
   std::vector<double> sval(S.ai.size());

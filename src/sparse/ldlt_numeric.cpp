@@ -80,7 +80,8 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
   for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
     NodeCb& cb = ctx.cbs[S.child_list[k]];
     const int mc = int(cb.idx.size());
-    std::vector<int> cpos(mc);
+    thread_local std::vector<int> cpos;
+    cpos.resize(mc);
     for (int a = 0; a < mc; ++a) {
       cpos[a] = pos[cb.idx[a]];
       if (cpos[a] < 0) throw Error("Ldlt::factorize: internal error: contribution row outside the parent front");
@@ -187,7 +188,8 @@ void factor_node(const NumericCtx& ctx, int s) {
   double* F = t_front.data();
   assemble_front(ctx, s, idx, F, true);
   const bool root = ctx.sym->sn_parent[s] == -1;
-  std::vector<int> lperm(m);
+  thread_local std::vector<int> lperm;
+  lperm.resize(m);
   NodeFactor& nf = ctx.nodes[s];
   prepare_pivots(nf, p);
   cpu::FrontCounts fc;

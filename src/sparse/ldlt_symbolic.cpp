@@ -8,13 +8,9 @@
 // (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
 // task plan (small subtrees grouped into one task). Deterministic for a given input.
 #include <amd.h>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <metis.h>
 
 #include <algorithm>
-#include <future>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -132,9 +128,11 @@ std::int64_t nnz_for(int n, const std::vector<int>& p, const std::vector<int>& i
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
-std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr) {
+std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr,
+                          double* flops = nullptr) {
   std::vector<int> perm(n);
   if (lnz) *lnz = -1;
+  if (flops) *flops = 0;
   if (p[n] == 0) {  // no off-diagonal entries: any order is exact
     std::iota(perm.begin(), perm.end(), 0);
     return perm;
@@ -144,6 +142,7 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
   int st = amd_order(n, p.data(), idx.data(), perm.data(), control, info);
   if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) throw Error("Ldlt::analyze: amd_order failed (status " + std::to_string(st) + ")");
   if (lnz) *lnz = std::int64_t(info[AMD_LNZ]) + n;  // strictly lower count + diagonal
+  if (flops) *flops = info[AMD_NDIV] + 2 * info[AMD_NMULTSUBS_LDL];
   return perm;
 }
 
@@ -193,14 +192,6 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 }
 
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
-  static const bool tim = std::getenv("STARDIFF_LDLT_TIMING") != nullptr;
-  auto tp = std::chrono::steady_clock::now();
-  auto mark_t = [&](const char* what) {
-    if (!tim) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "analyze %-12s %.3f s\n", what, std::chrono::duration<double>(now - tp).count());
-    tp = now;
-  };
   check_matrix(A);
   const int n = A.n_cols;
   S = Symbolic{};
@@ -210,7 +201,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   std::vector<int> p, idx;
   full_pattern(A, p, idx);
 
-  mark_t("pattern");
   // ---- ordering ----
   std::vector<int> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
@@ -242,30 +232,27 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
-      // Nested dissection pays off only on larger graphs: there METIS runs on a second
-      // thread while AMD runs here, and the ordering with the smaller nnz(L) wins.
+      // CHOLMOD's rule: AMD first; METIS nested dissection only when AMD's ordering is
+      // costly (nnz(L) >= 5 nnz(A) and flops/nnz(L) >= 500) on a large enough graph;
+      // then the smaller predicted nnz(L) wins.
       S.ordering = Ordering::Amd;
-      if (n >= 2000 && p[n] > 0) {
-        auto fut = std::async(std::launch::async, [&] {
-          auto pm = metis_perm(n, p, idx);
-          std::int64_t lnz = nnz_for(n, p, idx, pm);
-          return std::make_pair(std::move(pm), lnz);
-        });
+      if (n > 0) {
         std::int64_t lnz_amd = 0;
-        perm = amd_perm(n, p, idx, &lnz_amd);
-        auto [pm, lnz_metis] = fut.get();
-        if (lnz_metis < lnz_amd) {
-          perm = std::move(pm);
-          S.ordering = Ordering::Metis;
+        double amd_flops = 0;
+        perm = amd_perm(n, p, idx, &lnz_amd, &amd_flops);
+        const double anz = double(A.nnz());
+        if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
+          auto pm = metis_perm(n, p, idx);
+          if (nnz_for(n, p, idx, pm) < lnz_amd) {
+            perm = std::move(pm);
+            S.ordering = Ordering::Metis;
+          }
         }
-      } else if (n > 0) {
-        perm = amd_perm(n, p, idx);
       }
       break;
     }
   }
 
-  mark_t("ordering");
   // ---- etree, postorder, final numbering ----
   std::vector<int> iperm(n), cp, ci, parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
@@ -284,7 +271,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.perm = perm;
   S.iperm = iperm;
 
-  mark_t("etree+counts");
   // ---- fundamental supernodes ----
   std::vector<int> nchild(n, 0);
   for (int j = 0; j < n; ++j)
@@ -391,7 +377,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     S.row_ptr[s + 1] = std::int64_t(S.rows.size());
   }
 
-  mark_t("supernodes");
   // ---- counts ----
   S.sn_flops.assign(ns, 0);
   S.nnz_l = 0;
@@ -436,7 +421,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       }
   }
 
-  mark_t("amap");
   // ---- task plan ----
   S.task_lo.clear();
   S.task_hi.clear();
@@ -468,16 +452,36 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
         grouped[s] = 2;  // group root
       }
     }
-    // emit in postorder of roots
+    // emit in postorder of roots; a supernode above the groups joins the task of its last
+    // child (s - 1) when that task is a chain of such supernodes with little work (the
+    // parent needs the child anyway; only overlap of that small work with siblings is lost)
+    const auto is_big = [&](int s) {
+      const int ncol = S.sn_first[s + 1] - S.sn_first[s];
+      const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+      return opts.split_flops > 0 && S.sn_flops[s] >= opts.split_flops && ncol >= 2 * opts.block_size &&
+             m0 >= 8 * opts.block_size;
+    };
+    double chain_flops = 0;
+    bool chain_open = false;
     for (int s = 0; s < ns; ++s) {
       if (grouped[s] == 1) continue;
       if (grouped[s] == 2) {
         S.task_lo.push_back(lo[s]);
         S.task_hi.push_back(s);
-      } else {
-        S.task_lo.push_back(s);
-        S.task_hi.push_back(s);
+        chain_open = false;
+        continue;
       }
+      const bool big = is_big(s);
+      if (chain_open && !big && S.task_hi.back() == s - 1 && S.sn_parent[s - 1] == s &&
+          chain_flops < thresh / 4) {
+        S.task_hi.back() = s;
+        chain_flops += S.sn_flops[s];
+        continue;
+      }
+      S.task_lo.push_back(s);
+      S.task_hi.push_back(s);
+      chain_open = !big;
+      chain_flops = S.sn_flops[s];
     }
   }
   const int nt = int(S.task_lo.size());
@@ -489,6 +493,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       const int ncol = S.sn_first[s + 1] - S.sn_first[s];
       const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
       if (ncol >= 2 * opts.block_size && m0 >= 8 * opts.block_size) S.task_split[t] = 1;
+      // (is_big above uses the same rule, so a split supernode is always alone in its task)
     }
   std::vector<int> node2task(ns, -1);
   for (int t = 0; t < nt; ++t)
@@ -503,7 +508,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       }
     S.dep_ptr[t + 1] = int(S.dep_list.size());
   }
-  mark_t("plan");
 }
 
 }  // namespace stardiff::sparse::detail

@@ -159,7 +159,10 @@ bool parse_int(std::string_view tok, std::int64_t& v) {
   if (tok.empty()) return false;
   const char* b = tok.data();
   const char* e = b + tok.size();
-  if (*b == '+') ++b;
+  if (*b == '+') {
+    ++b;
+    if (b == e || *b == '-') return false;
+  }
   auto r = std::from_chars(b, e, v);
   return r.ec == std::errc() && r.ptr == e && b != e;
 }

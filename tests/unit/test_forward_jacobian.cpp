@@ -169,6 +169,29 @@ TEST(ForwardJacobian, EmptyRowsAndColumnsStillGiveValues) {
   }
 }
 
+struct Constant {
+  template <class S>
+  void operator()(RowRange rows, const S*, S* f) const {
+    for (std::int32_t i = rows.begin; i < rows.end; ++i) f[i] = S(1.5 * i);
+  }
+};
+
+TEST(ForwardJacobian, NoUnknowns) {
+  SparsityPattern p;
+  p.n_rows = 3;
+  p.n_cols = 0;
+  p.col_ptr = {0};
+  for (auto mode : {JacobianMode::Colored, JacobianMode::RowLocal}) {
+    SparseJacobian<Constant, 4> jac(p, Constant{}, {.mode = mode});
+    std::vector<double> x, vals, f(3);
+    jac.jacobian(x, vals, f);
+    EXPECT_EQ(f, (std::vector<double>{0.0, 1.5, 3.0}));
+    std::vector<double> f2(3);
+    jac.residual(x, f2);
+    EXPECT_EQ(f2, f);
+  }
+}
+
 TEST(ForwardJacobian, BadInputThrows) {
   const BratuResidual res{5, 4, 1.0, 0.0};
   auto p = bratu_pattern(res.nx, res.ny);

@@ -187,6 +187,8 @@ TEST(SparseReaderMm, RejectsBadEntries) {
   expect_error(h + "2 1 1 7\n", 4, "unexpected token '7' after entry (2, 1)");
   expect_error(h + "2 1 --1\n", 4, "bad value '--1'");
   expect_error(h + "2 1 +-1\n", 4, "bad value '+-1'");
+  expect_error(h + "+-2 1 1\n", 4, "bad row index '+-2'");
+  expect_error("%%MatrixMarket matrix coordinate integer symmetric\n1 1 1\n1 1 +-3\n", 3, "bad integer value '+-3'");
   expect_error(h + "2 1 1e308\n2 1 1e308\n", 5, "more entries");  // count checked before sums
 }
 

@@ -50,9 +50,9 @@ inline std::vector<std::vector<double>> read_matpower_matrix(const std::string& 
     std::vector<double> r;
     std::string tok;
     while (ls >> tok) {  // strtod: MATPOWER files hold Inf / -Inf limits
-      char* end = nullptr;
-      r.push_back(std::strtod(tok.c_str(), &end));
-      if (end == tok.c_str() || *end) throw std::runtime_error("mpc." + name + ": bad number '" + tok + "'");
+      char* stop = nullptr;
+      r.push_back(std::strtod(tok.c_str(), &stop));
+      if (stop == tok.c_str() || *stop) throw std::runtime_error("mpc." + name + ": bad number '" + tok + "'");
     }
     if (!r.empty()) rows.push_back(std::move(r));
   }

@@ -41,15 +41,6 @@
 #include "stardiff/forward/row_range.hpp"
 #include "stardiff/runtime/executor.hpp"
 
-// The dual sweeps are compiled twice on x86-64 GCC (Haswell: AVX2+FMA, and baseline),
-// picked at load time for the CPU (function multi-versioning): duals vectorise 4 wide.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__) && \
-    !defined(STARDIFF_NO_CLONES) && !defined(__SANITIZE_ADDRESS__)
-#define STARDIFF_FORWARD_CLONES __attribute__((target_clones("arch=haswell", "default"), flatten))
-#else
-#define STARDIFF_FORWARD_CLONES
-#endif
-
 namespace stardiff::forward {
 
 // Colored: chunks of W colours over the whole system (ExaPF's scheme, structurally zero
@@ -149,7 +140,7 @@ class SparseJacobian {
     check_sizes(x, f, "residual");
     if (n_rows() == 0) return;
     ++generation_;
-    Handle hx = Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
+    Handle hx = x_handle(x);
     std::vector<Handle> hf;
     hf.reserve(plan_.blocks.size());
     for (std::size_t b = 0; b < plan_.blocks.size(); ++b) {
@@ -179,7 +170,7 @@ class SparseJacobian {
       out_.resize(nb);
       for (std::size_t b = 0; b < nb; ++b) out_[b].resize(std::max<std::int32_t>(1, plan_.blocks[b].out_size));
     }
-    Handle hx = Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
+    Handle hx = x_handle(x);
     std::vector<Handle> hf, ho, hv;
     hf.reserve(nb);
     ho.reserve(nb);
@@ -253,6 +244,12 @@ class SparseJacobian {
                 " entries, the pattern " + std::to_string(n_rows()) + " rows");
   }
 
+  // x as a read-only handle (a one-element placeholder when there is no unknown).
+  Handle x_handle(std::span<const double> x) {
+    if (x.empty()) return Handle::vector(&x_placeholder_, 1, sizeof(double), "x");
+    return Handle::vector(const_cast<double*>(x.data()), x.size(), sizeof(double), "x");
+  }
+
   Scratch& scratch(int worker) {
     std::lock_guard<std::mutex> lock(*scratch_mutex_);
     auto& s = scratch_[worker];
@@ -291,7 +288,7 @@ class SparseJacobian {
     s.generation = generation_;
   }
 
-  STARDIFF_FORWARD_CLONES void run_row_local(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
+  void run_row_local(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
     Scalar* xd = s.xd.data();
     Scalar* fd = s.fd.data();
     const std::int32_t* rp = B.row_ptr.data();
@@ -313,7 +310,7 @@ class SparseJacobian {
     }
   }
 
-  STARDIFF_FORWARD_CLONES void run_colored(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
+  void run_colored(Scratch& s, const JacobianPlan::Block& B, double* out, double* fblock) {
     Scalar* xd = s.xd.data();
     Scalar* fd = s.fd.data();
     for (std::int32_t k = 0; k < plan_.num_chunks; ++k) {
@@ -386,6 +383,7 @@ class SparseJacobian {
   std::vector<std::vector<double>> out_;
   std::vector<double> fbuf_;
   std::uint64_t generation_ = 0;
+  double x_placeholder_ = 0.0;
   std::unique_ptr<std::mutex> scratch_mutex_ = std::make_unique<std::mutex>();
   std::map<int, std::unique_ptr<Scratch>> scratch_;
 };

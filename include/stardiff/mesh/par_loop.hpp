@@ -404,11 +404,11 @@ void run_primal(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std::
       for (int di = 0; di < n; ++di) kernel(std::get<I>(st).primal(di)...);
       (std::get<I>(st).end_row(n), ...);
       if (la.nan_check) {
-        int where = -1;
-        ((where < 0 ? (where = std::get<I>(st).nan_in_row(n), 0) : 0), ...);
+        int where = -1, arg = -1;
+        ((where < 0 ? (where = std::get<I>(st).nan_in_row(n), arg = static_cast<int>(I)) : 0), ...);
         if (where >= 0) {
-          t.fail(std::string("NaN written at loop index (") + std::to_string(la.lo[0] + where) + "," +
-                 std::to_string(j) + "," + std::to_string(k) + ")");
+          t.fail("NaN written to argument " + std::to_string(arg) + " at loop index (" +
+                 std::to_string(la.lo[0] + where) + "," + std::to_string(j) + "," + std::to_string(k) + ")");
           return;
         }
       }

@@ -58,7 +58,7 @@ class RecordedLoop {
   std::vector<LoopArgDesc> args;
   std::vector<Checkpoint> saves;
   // Per argument: reduction value before / after the loop and the adjoint its tiles read.
-  std::vector<std::unique_ptr<Handle>> red_pre, red_post, red_eff;
+  std::vector<std::shared_ptr<Handle>> red_pre, red_post, red_eff;  // shared_ptr: deletes the concrete type
 };
 
 class Recorder {

@@ -98,7 +98,7 @@ class ReductionBase {
   // Submits: value = fold(value, partial[t] for t in tiles) (tile order).
   virtual void submit_combine(const std::vector<int>& tiles, const std::string& loop) = 0;
   // Allocates a handle like the value (for checkpoints).
-  virtual std::unique_ptr<Handle> make_like(const std::string& name) const = 0;
+  virtual std::shared_ptr<Handle> make_like(const std::string& name) const = 0;
   virtual void submit_adjoint_prep(Handle& pre, Handle& post, Handle& eff, const std::string& loop) = 0;
 };
 
@@ -137,8 +137,8 @@ class Reduction final : public ReductionBase {
     detail::CombineArgs a{static_cast<int>(op_), static_cast<int>(tiles.size())};
     block_->executor().submit(detail::cl_combine<T>(), acc, &a, sizeof a, {.name = loop + ":combine_" + name_});
   }
-  std::unique_ptr<Handle> make_like(const std::string& name) const override {
-    return std::make_unique<VectorHandle<T>>(1, name, T(0));
+  std::shared_ptr<Handle> make_like(const std::string& name) const override {
+    return std::make_shared<VectorHandle<T>>(1, name, T(0));
   }
   void submit_adjoint_prep(Handle& pre, Handle& post, Handle& eff, const std::string& loop) override {
     detail::CombineArgs a{static_cast<int>(op_), 0};

@@ -6,9 +6,11 @@
 //    converged when ||F||_inf < tol (checked before the first iteration too), at most
 //    max_iter iterations per solve. Jacobian by coloured forward-mode AD (default), or the
 //    analytic per-non-zero formulas. The Jacobian pattern and colouring are computed once per
-//    set of bus types, KLU analyzes once and refactors each iteration. Residual and Jacobian
-//    rows are tasks over blocks of buses submitted to options.executor (a SequentialExecutor
-//    when null); KLU runs on the calling thread between waits.
+//    set of bus types, KLU analyzes once and refactors each iteration; no vector or matrix is
+//    allocated per iteration. All work is tasks on options.executor (a SequentialExecutor when null;
+//    it must execute the tasks): set-up steps (network, pattern; then colouring and KLU
+//    analysis overlapping the first mismatch), residual and Jacobian rows over blocks of
+//    buses, the KLU factor + solve, the update. The calling thread only submits and waits.
 //  * q_limits: MATPOWER's enforce_q_lims = 1 (legacy runpf): after a converged solve, every
 //    in-service generator whose Q (bus injection + Qd, shared between generators at a bus in
 //    proportion to their Q ranges, pfsoln) violates a limit by more than 5e-6 MVAr is fixed
