@@ -1,6 +1,7 @@
 // bench/pf_vs_peers/pf_vs_peers.cpp — power flow: stardiff's pieces side by side with peers.
 //
-//   pf_vs_peers [--data DIR] [--repeats R] [--cases a,b,...] [--executor starpu|sequential|both]
+//   pf_vs_peers [--data DIR] [--repeats R] [--cases a,b,...] [--files x.m,y.m]
+//               [--executor starpu|sequential|both]
 // For each case (default: all *.m of the shared MATPOWER data that are present) and R >= 5
 // interleaved repeats, times (median, seconds):
 //   residual       mismatch F(V) on double (all rows)
@@ -10,7 +11,9 @@
 //   generic_ad     forward::SparseJacobian over the templated PfResidual (Dual<8> chunks)
 //   analytic       per-non-zero MATPOWER dSbus_dV assembly (the peer formulas)
 //   fd_jacobian    coloured central finite differences (2 residuals per colour)
-//   klu_factor / klu_refactor / klu_solve  on the Jacobian at the start point
+//   klu_factor / klu_refactor / klu_solve  on the Jacobian at the start point (klu_factor =
+//                  klu_analyze with KLU's default AMD + klu_factor; Newton itself orders by
+//                  AMD on the bus graph, see newton.cpp)
 //   newton         full solve() from the case in memory (Ybus, colouring, iterations)
 // Each line: `pf_vs_peers case=C what=W median_s=T ... ratio=X`, ratio being the stated
 // comparison (AD/analytic; for newton on case9241pegase: ExaPF 0.3145 s / ours and
@@ -63,23 +66,28 @@ struct Timer {
 int main(int argc, char** argv) {
   std::string data = std::getenv("STARDIFF_SHARED_DATA") ? std::getenv("STARDIFF_SHARED_DATA") : "../shared/data";
   int repeats = 7;
-  std::string only, exec_mode = "both";
+  std::string only, files, exec_mode = "both";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) data = argv[++i];
     else if (a == "--repeats" && i + 1 < argc) repeats = std::max(5, std::atoi(argv[++i]));
     else if (a == "--cases" && i + 1 < argc) only = argv[++i];
+    else if (a == "--files" && i + 1 < argc) files = argv[++i];
     else if (a == "--executor" && i + 1 < argc) exec_mode = argv[++i];
     else if (a == "--help") {
-      std::puts("usage: pf_vs_peers [--data DIR] [--repeats R>=5] [--cases a,b] [--executor starpu|sequential|both]");
+      std::puts("usage: pf_vs_peers [--data DIR] [--repeats R>=5] [--cases a,b] [--files x.m,y.m] "
+                "[--executor starpu|sequential|both]");
       return 0;
     } else {
       std::fprintf(stderr, "pf_vs_peers: unknown argument '%s'\n", a.c_str());
       return 2;
     }
   }
-  std::vector<std::string> cases;
-  if (!only.empty()) {
+  std::vector<std::string> cases;  // names under DIR/matpower, or paths ending in .m
+  if (!files.empty()) {
+    std::stringstream ss(files);
+    for (std::string c; std::getline(ss, c, ',');) cases.push_back(c);
+  } else if (!only.empty()) {
     std::stringstream ss(only);
     for (std::string c; std::getline(ss, c, ',');) cases.push_back(c);
   } else {
@@ -96,7 +104,8 @@ int main(int argc, char** argv) {
   SequentialExecutor seq;
 
   for (const std::string& name : cases) {
-    const std::string path = data + "/matpower/" + name + ".m";
+    const bool is_path = name.size() > 2 && name.compare(name.size() - 2, 2, ".m") == 0;
+    const std::string path = is_path ? name : data + "/matpower/" + name + ".m";
     if (!std::filesystem::exists(path)) {
       std::printf("pf_vs_peers case=%s skipped=missing_file\n", name.c_str());
       continue;
@@ -173,15 +182,15 @@ int main(int argc, char** argv) {
     const double an = med("analytic_jacobian");
     std::printf("pf_vs_peers case=%s buses=%zu jac_n=%d jac_nnz=%d colors=%d colors_natural=%d lower_bound=%d "
                 "parse_s=%.6g color_s=%.6g\n",
-                name.c_str(), c.buses.size(), pat.n, pat.nnz(), col.coloring.num_colors, natural.coloring.num_colors,
+                c.name.c_str(), c.buses.size(), pat.n, pat.nnz(), col.coloring.num_colors, natural.coloring.num_colors,
                 col.coloring.lower_bound, parse_s, color_s);
     std::printf("pf_vs_peers case=%s what=agreement ad_vs_analytic_rel=%.3g generic_vs_analytic_rel=%.3g "
                 "fd_vs_analytic_rel=%.3g ratio=%.3g\n",
-                name.c_str(), dad / amax, dgen / amax, dfd / amax, dad / amax);
+                c.name.c_str(), dad / amax, dgen / amax, dfd / amax, dad / amax);
     for (auto& t : timers) {
       const double m = median(t.t);
       double ratio = m / an;  // relative to the analytic assembly
-      std::printf("pf_vs_peers case=%s what=%s median_s=%.6g min_s=%.6g repeats=%d ratio=%.3g", name.c_str(),
+      std::printf("pf_vs_peers case=%s what=%s median_s=%.6g min_s=%.6g repeats=%d ratio=%.3g", c.name.c_str(),
                   t.name.c_str(), m, *std::min_element(t.t.begin(), t.t.end()), repeats, ratio);
       if (t.name.rfind("newton", 0) == 0) {
         const NewtonResult& r = t.name == "newton_starpu" ? last_spu : last_seq;
@@ -189,7 +198,7 @@ int main(int argc, char** argv) {
                     "coloring_s=%.6g klu_analyze_s=%.6g",
                     r.iterations, int(r.converged), r.total_s, r.jacobian_s, r.linsolve_s, r.setup_s, r.coloring_s,
                     r.klu_analyze_s);
-        if (name == "case9241pegase")
+        if (c.name == "case9241pegase")
           std::printf(" exapf_s=0.3145 speedup_vs_exapf=%.3g matpower_s=0.511 speedup_vs_matpower=%.3g", 0.3145 / m,
                       0.511 / m);
       }

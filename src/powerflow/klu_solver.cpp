@@ -32,13 +32,15 @@ void KluSolver::free_numeric() {
   k_->num = nullptr;
 }
 
-void KluSolver::analyze(std::int32_t n, const std::int32_t* Ap, const std::int32_t* Ai) {
+void KluSolver::analyze(std::int32_t n, const std::int32_t* Ap, const std::int32_t* Ai, const std::int32_t* perm) {
   free_numeric();
   if (k_->sym) klu_free_symbolic(&k_->sym, &k_->common);
   n_ = n;
   Ap_ = Ap;
   Ai_ = Ai;
-  k_->sym = klu_analyze(n, const_cast<int*>(Ap), const_cast<int*>(Ai), &k_->common);
+  k_->sym = perm ? klu_analyze_given(n, const_cast<int*>(Ap), const_cast<int*>(Ai), const_cast<int*>(perm),
+                                     const_cast<int*>(perm), &k_->common)
+                 : klu_analyze(n, const_cast<int*>(Ap), const_cast<int*>(Ai), &k_->common);
   if (!k_->sym) throw Error("klu_analyze failed (status " + std::to_string(k_->common.status) + ")");
 }
 

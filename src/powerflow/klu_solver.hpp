@@ -19,7 +19,9 @@ class KluSolver {
   KluSolver(const KluSolver&) = delete;
   KluSolver& operator=(const KluSolver&) = delete;
 
-  void analyze(std::int32_t n, const std::int32_t* Ap, const std::int32_t* Ai);
+  // perm (optional, n entries): a fill-reducing symmetric ordering to use instead of KLU's
+  // AMD (klu_analyze_given with P = Q = perm).
+  void analyze(std::int32_t n, const std::int32_t* Ap, const std::int32_t* Ai, const std::int32_t* perm = nullptr);
   bool factor(const double* Ax);
   bool solve(double* b, bool transpose) const;
   int refactors() const { return refactors_; }

@@ -7,6 +7,7 @@
 // eigenvalues). solve() runs the triangular solves as one task, then refines
 // (x += A^-1 r) while the backward error falls by at least half, then FGMRES
 // preconditioned by the factorization if the backward error is still above 10 eps.
+// Both run OpenBLAS single-threaded for their duration (tasks are the parallelism).
 #include "stardiff/sparse/ldlt.hpp"
 
 #include <algorithm>
@@ -19,7 +20,33 @@
 #include "starpu/sparse/cl_ldlt.hpp"
 #include "stardiff/runtime/error.hpp"
 
+extern "C" {
+void openblas_set_num_threads(int) __attribute__((weak));
+int openblas_get_num_threads(void) __attribute__((weak));
+}
+
 namespace stardiff::sparse {
+namespace {
+// Dense kernels inside tasks run single-threaded BLAS (parallelism comes from tasks);
+// restores the caller's setting on exit. No-op where the BLAS is not OpenBLAS.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() {
+    if (openblas_set_num_threads && openblas_get_num_threads) {
+      saved_ = openblas_get_num_threads();
+      if (saved_ != 1) openblas_set_num_threads(1);
+    }
+  }
+  ~SingleThreadedBlas() {
+    if (saved_ > 1) openblas_set_num_threads(saved_);
+  }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+}  // namespace
 
 const char* to_string(Ordering o) {
   switch (o) {
@@ -160,6 +187,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of the matrix" +
                   (A.name.empty() ? std::string() : " '" + A.name + "'") + " is not finite");
   st.factored = false;
+  SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
   const auto t0 = std::chrono::steady_clock::now();
@@ -371,6 +399,7 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
               std::to_string(std::size_t(n) * std::size_t(nrhs)));
   for (std::size_t i = 0; i < b.size(); ++i)
     if (!std::isfinite(b[i])) throw Error("Ldlt::solve: b[" + std::to_string(i) + "] is not finite");
+  SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
   Refiner R{st, ex, n};

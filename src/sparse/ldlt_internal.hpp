@@ -7,9 +7,11 @@
 //    [sn_first[s], sn_first[s+1]) and the sorted rows `rows[row_ptr[s] .. row_ptr[s+1])`
 //    (all > its last column). The permuted lower triangle of A is kept as a CSC
 //    (ap, ai) with asrc = position of each entry in A.values (assembly map).
-//  * Plan: tasks are contiguous postorder ranges [task_lo, task_hi] of supernodes
-//    (a small subtree, or one large supernode). A task depends on the tasks owning the
-//    children of its supernodes, listed in child order (fixed assembly order).
+//  * Plan: tasks are contiguous postorder ranges [task_lo, task_hi] of supernodes:
+//    adjacent small subtrees up to a flop threshold, or a supernode above them (with the
+//    chain of small supernodes below it), or one large supernode that task_split marks
+//    for panel/update tasks. A task depends on the tasks owning the children of its
+//    supernodes, listed in child order (fixed assembly order).
 //  * NumericCtx: what a factorization task reads (symbolic, scaled values) and writes
 //    (the NodeFactor of its supernodes, their contribution blocks, pivot statistics).
 //    Distinct tasks write distinct elements; a contribution block is freed by the task

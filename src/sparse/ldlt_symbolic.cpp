@@ -461,16 +461,25 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       return opts.split_flops > 0 && S.sn_flops[s] >= opts.split_flops && ncol >= 2 * opts.block_size &&
              m0 >= 8 * opts.block_size;
     };
-    double chain_flops = 0;
-    bool chain_open = false;
+    double chain_flops = 0, group_flops = 0;
+    bool chain_open = false, group_open = false;
     for (int s = 0; s < ns; ++s) {
       if (grouped[s] == 1) continue;
       if (grouped[s] == 2) {
-        S.task_lo.push_back(lo[s]);
-        S.task_hi.push_back(s);
+        // adjacent small subtrees (siblings or cousins) share a task up to the threshold
+        if (group_open && S.task_hi.back() == lo[s] - 1 && group_flops + sub[s] <= thresh) {
+          S.task_hi.back() = s;
+          group_flops += sub[s];
+        } else {
+          S.task_lo.push_back(lo[s]);
+          S.task_hi.push_back(s);
+          group_open = true;
+          group_flops = sub[s];
+        }
         chain_open = false;
         continue;
       }
+      group_open = false;
       const bool big = is_big(s);
       if (chain_open && !big && S.task_hi.back() == s - 1 && S.sn_parent[s - 1] == s &&
           chain_flops < thresh / 4) {

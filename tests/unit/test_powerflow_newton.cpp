@@ -321,6 +321,17 @@ TEST(PowerflowNewton, FailuresAreReturned) {
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.status, "singular");
 
+  // Q limits that no generator at a PV or reference bus can meet, all on the same side:
+  // MATPOWER's infeasibility rule.
+  Case tight = c;
+  for (auto& gk : tight.gens)
+    if (tight.buses[gk.bus].type != PQ) gk.qmax = gk.qmin = -200.0;
+  o = {};
+  o.q_limits = true;
+  r = solve(tight, o);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.status, "infeasible");
+
   o = {};
   o.tol = -1;
   EXPECT_THROW(solve(c, o), Error);

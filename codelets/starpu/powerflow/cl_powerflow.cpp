@@ -22,6 +22,7 @@ void pf_jacobian_analytic_task(const TaskContext& t) {
 }
 void pf_update_task(const TaskContext& t) {
   const auto& v = t.arg<cpu::PfView>();
+  if (*t.buffers[4].data<const int>() != 1) return;  // the linear solve failed: keep V
   cpu::pf_update_cpu(v, t.buffers[0].data<const double>(), t.buffers[1].data<double>(), t.buffers[2].data<double>(),
                      t.buffers[3].data<double>());
 }
@@ -48,7 +49,7 @@ const Codelet cl_pf_jacobian_analytic("pf_jacobian_analytic", pf_jacobian_analyt
                                       {{HandleKind::Vector, D}, {HandleKind::Vector, D}, {HandleKind::Vector, D}});
 const Codelet cl_pf_update("pf_update", pf_update_task, nullptr,
                            {{HandleKind::Vector, D}, {HandleKind::Vector, D}, {HandleKind::Vector, D},
-                            {HandleKind::Vector, D}});
+                            {HandleKind::Vector, D}, {HandleKind::Variable, sizeof(int)}});
 
 const Codelet cl_pf_linsolve("pf_linsolve", pf_linsolve_task);
 const Codelet cl_pf_step("pf_step", pf_step_task);
@@ -78,8 +79,10 @@ void insert_pf_jacobian(Executor& exec, bool ad, const PfBlockArgs& a, Handle& V
   if (ad) exec.submit(cl_pf_jacobian_ad, a, {in(V), out(jp), out(jq)}, {.name = "pf_jacobian_ad"});
   else exec.submit(cl_pf_jacobian_analytic, a, {in(V), out(jp), out(jq)}, {.name = "pf_jacobian_analytic"});
 }
-void insert_pf_update(Executor& exec, const cpu::PfView& v, Handle& dx, Handle& va, Handle& vm, Handle& V) {
-  exec.submit(cl_pf_update, v, {in(dx), inout(va), inout(vm), out(V)}, {.name = "pf_update", .priority = 1});
+void insert_pf_update(Executor& exec, const cpu::PfView& v, Handle& dx, Handle& va, Handle& vm, Handle& V,
+                      Handle& status) {
+  exec.submit(cl_pf_update, v, {in(dx), inout(va), inout(vm), inout(V), in(status)},
+              {.name = "pf_update", .priority = 1});
 }
 
 }  // namespace stardiff::codelets

@@ -7,7 +7,8 @@
 //   cl_pf_mismatch:         V (R), F_P (W), F_Q (W), norm (W variable: max |F| of the block)
 //   cl_pf_jacobian_ad:      V (R), J_P (W), J_Q (W) — CSR values by coloured forward AD
 //   cl_pf_jacobian_analytic: same buffers, per-non-zero dSbus_dV formulas
-//   cl_pf_update:           dx (R), va (RW), vm (RW), V (W) — Newton update of all buses
+//   cl_pf_update:           dx (R), va (RW), vm (RW), V (RW), status (R int variable) —
+//                           Newton update of all buses, skipped when status != 1
 //   cl_pf_linsolve:         dx (W), status (W int variable), then any number of R handles
 //                           (the Jacobian and mismatch blocks it depends on); runs
 //                           args.solve(args.ctx, dx) — the caller's factor + solve (KLU) —
@@ -57,6 +58,7 @@ void insert_pf_step(Executor& exec, const char* name, const PfStepArgs& a, Handl
 
 void insert_pf_linsolve(Executor& exec, const PfLinsolveArgs& a, Handle& dx, Handle& status,
                         const std::vector<Handle*>& reads);
-void insert_pf_update(Executor& exec, const cpu::PfView& v, Handle& dx, Handle& va, Handle& vm, Handle& V);
+void insert_pf_update(Executor& exec, const cpu::PfView& v, Handle& dx, Handle& va, Handle& vm, Handle& V,
+                      Handle& status);
 
 }  // namespace stardiff::codelets

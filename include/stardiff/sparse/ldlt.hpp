@@ -8,6 +8,12 @@
 //    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
 //    says singular, inertia and pivot counts. Results are bitwise identical for the same
 //    input, plan and executor kind or scheduler.
+//    Pivots: threshold u within a supernode's fully-summed columns; columns without an
+//    acceptable pivot (or with |pivot| <= zero_pivot * max|SAS|) are delayed to the
+//    parent; at a root, a static pivot sqrt(eps) * max|SAS| (sign kept) is the last
+//    resort and counts as a zero eigenvalue (singular = static_pivots > 0).
+//    Multifrontal: one dense front per supernode; small subtrees form one task; fronts
+//    above split_flops become panel/update tasks; below small_flops one task ("single-task").
 //  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
 //  * Misuse (factorize before analyze, pattern or size mismatch, non-finite values,
 //    b of the wrong length) throws stardiff::Error.
