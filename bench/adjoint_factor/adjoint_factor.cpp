@@ -115,10 +115,10 @@ int main(int argc, char** argv) {
   }
   const double primal = median(tp), forward = median(tf), reverse = median(tr);
   const double factor = (forward + reverse) / primal;
-  std::printf("adjoint_factor n=%d iters=%d tiles=%d repeats=%d sched=%s primal_s=%.4f forward_s=%.4f reverse_s=%.4f "
+  std::printf("adjoint_factor n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s primal_s=%.4f forward_s=%.4f reverse_s=%.4f "
               "forward_ratio=%.3f reverse_ratio=%.3f tape_bytes=%zu save_all_iters=%d save_all_factor=%.3f "
               "save_all_tape_bytes=%zu ratio=%.3f\n",
-              n, iters, p.block.tiles(), repeats, rt.scheduler().c_str(), primal, forward, reverse, forward / primal,
+              n, iters, p.block.tiles(), repeats, rt.cpu_workers(), rt.scheduler().c_str(), primal, forward, reverse, forward / primal,
               reverse / primal, bytes, iters_all, median(fa), bytes_all, factor);
   return 0;
 }

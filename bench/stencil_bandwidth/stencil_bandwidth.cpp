@@ -122,9 +122,9 @@ int main(int argc, char** argv) {
   const double triad_gibs = 24.0 * pts * iters / median(tt) / gib;
   const double primal_gibs = 40.0 * pts * iters / median(tp) / gib;
   const double rec_gibs = 40.0 * pts * iters / median(tr) / gib;
-  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d sched=%s triad_gibs=%.3f primal_gibs=%.3f "
+  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s triad_gibs=%.3f primal_gibs=%.3f "
               "recording_gibs=%.3f recording_ratio=%.3f ratio=%.3f\n",
-              n, iters, T, repeats, rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs, rec_gibs / triad_gibs,
+              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs, rec_gibs / triad_gibs,
               primal_gibs / triad_gibs);
   return 0;
 }

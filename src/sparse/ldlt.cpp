@@ -321,7 +321,8 @@ struct Refiner {
   int fgmres(const double* b, double* x, double& berr, int restart, int maxit) {
     const double eps = std::numeric_limits<double>::epsilon();
     int its = 0;
-    std::vector<double> r(n), w(n), best(x, x + n);
+    std::vector<double> r(n), w(n), best(n);
+    std::copy(x, x + n, best.begin());
     double best_berr = berr;
     while (its < maxit && best_berr > 10 * eps) {
       const int m = std::max(1, std::min(restart, maxit - its));
@@ -364,14 +365,13 @@ struct Refiner {
           break;
         }
       }
-      std::vector<double> y(k, 0.0);
-      for (int j = k - 1; j >= 0; --j) {
+      for (int j = k - 1; j >= 0; --j) {  // back substitution, y stored in g[0..k)
         double sum = g[j];
-        for (int l = j + 1; l < k; ++l) sum -= H[j + l * (m + 1)] * y[l];
-        y[j] = H[j + j * (m + 1)] != 0 ? sum / H[j + j * (m + 1)] : 0.0;
+        for (int l = j + 1; l < k; ++l) sum -= H[j + l * (m + 1)] * g[l];
+        g[j] = H[j + j * (m + 1)] != 0 ? sum / H[j + j * (m + 1)] : 0.0;
       }
       for (int j = 0; j < k; ++j)
-        for (int i = 0; i < n; ++i) x[i] += y[j] * Z[j][i];
+        for (int i = 0; i < n; ++i) x[i] += g[j] * Z[j][i];
       const double be = residual(b, x, r.data());
       if (be < best_berr) {
         const bool progress = be < 0.5 * best_berr;

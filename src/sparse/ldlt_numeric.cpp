@@ -7,17 +7,23 @@
 //    blocks in child order (fixed order: bitwise reproducible), frees them, factorizes the
 //    front (front_ldlt_cpu; roots force every column) and stores L, D and the new
 //    contribution block (whose first rows are the columns delayed to the parent).
+//  * big_*: the same for one large front split into tasks: begin assembles (keeping the
+//    children's blocks), each panel factorizes a window of nb columns and updates the
+//    rest of its column block, each update applies a window to a later column block,
+//    finish stores. A window that cannot take all its pivots (or delayed columns from
+//    the children) marks the front degraded: finish re-assembles it and runs
+//    front_ldlt_cpu as a whole — the outcome depends only on the values, never on timing.
 //  * solve_factor: forward (L), diagonal (D, 1x1 and 2x2), backward (L^T) sweeps over the
 //    supernodes with dtrsm/dgemm per supernode on gathered rows, nrhs columns at once.
 #include <cblas.h>
 
-#include <new>
-
 #include <algorithm>
-#include <numeric>
+#include <atomic>
 #include <cmath>
-#include <limits>
 #include <cstring>
+#include <limits>
+#include <new>
+#include <numeric>
 #include <string>
 
 #include "cpu/sparse/front_ldlt.hpp"
@@ -219,16 +225,20 @@ void big_begin(const NumericCtx& ctx, int s) {
   prepare_pivots(ctx.nodes[s], b.p);
 }
 
+// `degraded` is set by a panel while updates of the previous window may still run: they
+// read it through atomic_ref (finishing their now useless update is harmless).
+static bool is_degraded(BigFront& b) { return std::atomic_ref<bool>(b.degraded).load(std::memory_order_relaxed); }
+
 void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
   BigFront& b = ctx.big[s];
-  if (b.degraded) return;
+  if (is_degraded(b)) return;
   const int k1 = std::min(k0 + ctx.nb, b.p);
   NodeFactor& nf = ctx.nodes[s];
   cpu::FrontCounts fc;
   const int nacc = cpu::front_window_cpu(b.F.data(), b.m, k0, k1, front_options(ctx, false), b.perm.data(),
                                          nf.d.data(), nf.e.data(), nf.piv.data(), fc);
   if (nacc < k1 - k0) {
-    b.degraded = true;
+    std::atomic_ref<bool>(b.degraded).store(true, std::memory_order_relaxed);
     return;
   }
   b.pos += fc.pos;
@@ -240,7 +250,7 @@ void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
 
 void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1) {
   BigFront& b = ctx.big[s];
-  if (b.degraded) return;
+  if (is_degraded(b)) return;
   const int k1 = std::min(k0 + ctx.nb, b.p);
   const NodeFactor& nf = ctx.nodes[s];
   cpu::front_update_cols_cpu(b.F.data(), b.m, k0, k1 - k0, nf.d.data(), nf.e.data(), nf.piv.data(), c0,

@@ -440,7 +440,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       if (S.sn_parent[s] != -1) sub[S.sn_parent[s]] += sub[s];
     }
     const double thresh = opts.subtree_flops > 0 ? opts.subtree_flops
-                                                 : std::clamp(S.flops / 256.0, 2e6, 5e7);
+                                                 : std::clamp(S.flops / 64.0, 1e7, 5e7);
     std::vector<char> grouped(ns, 0);
     for (int s = ns - 1; s >= 0; --s) {  // top-down
       int q = S.sn_parent[s];

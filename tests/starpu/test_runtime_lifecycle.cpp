@@ -117,3 +117,22 @@ TEST(RuntimeLifecycle, SchedulerHonoursEnvironment) {
   EXPECT_GE(b.maxcpus, 1);
   EXPECT_GE(b.nmaxbufs, 1);
 }
+
+TEST(RuntimeLifecycle, PauseHoldsTasksUntilResume) {
+  Runtime rt;
+  VectorHandle<double> x(4, "x", 1.0), y(4, "y", 0.0);
+  StarpuExecutor ex;
+  codelets::insert_axpy(ex, 1.0, x, y);
+  {
+    PausedWorkers paused(rt);  // waits for the first task
+    EXPECT_TRUE(rt.paused());
+    EXPECT_EQ(y.data()[0], 1.0);
+    EXPECT_THROW(rt.pause(), Error);
+    codelets::insert_axpy(ex, 1.0, x, y);  // queued, runs after resume
+  }
+  EXPECT_FALSE(rt.paused());
+  ex.wait_all();
+  auto g = y.acquire();
+  EXPECT_EQ(y.data()[0], 2.0);
+  EXPECT_THROW(rt.resume(), Error);
+}

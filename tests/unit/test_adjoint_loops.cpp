@@ -117,3 +117,56 @@ TEST(AdjointLoops, ThreeDimensionalTilesAgreeAndTaylor) {
   auto bad = check_gradient(J, dJ * (1 + 1e-2), {1e-3, 5e-4, 2.5e-4, 1.25e-4});
   EXPECT_FALSE(bad.passed) << bad.report();
 }
+
+namespace {
+using namespace stardiff::mesh;
+struct Average {  // z = c (x(-1) + x(0)) / 2 with a global constant c
+  static constexpr unsigned adjoint_reads = 0;
+  void operator()(Acc<const double> x, Acc<double> z, const double* c) const { z(0) = *c * 0.5 * (x(-1) + x(0)); }
+  void adjoint(Acc<const double>, Acc<double> x_a1s, Acc<const double>, Acc<double> z_a1s, const double* c) const {
+    x_a1s(-1) += *c * 0.5 * z_a1s(0);
+    x_a1s(0) += *c * 0.5 * z_a1s(0);
+  }
+};
+struct Sum {
+  static constexpr unsigned adjoint_reads = 0;
+  void operator()(Acc<const double> z, double* s) const { *s += z(0); }
+  void adjoint(Acc<const double>, Acc<double> z_a1s, const double*, const double* s_a1s) const { z_a1s(0) += *s_a1s; }
+};
+struct Index {
+  void operator()(Acc<double> w, const int* idx) const { w(0) = idx[0]; }
+};
+}  // namespace
+
+TEST(AdjointLoops, GblSizesAndBase) {
+  // Node-centred z (11 points on a 10-point block), a dat with base 1, and arg_gbl.
+  for (int tiles : {1, 2, 3}) {
+    SequentialExecutor ex;
+    Block b(ex, "line", {10}, tiles);
+    Dat<double> x(b, "x", Halo{1}), z(b, "z", Halo{0}, {.size = {11}});
+    Dat<double> w(b, "w", Halo{0}, {.active = false, .size = {9}, .base = {1}});
+    Reduction<double> s(b, ReduceOp::SUM, "s");
+    x.set([](int i, int, int) { return 1.0 + i * i; });
+    Tape tape;
+    tape.start();
+    par_loop("avg", b, Range{0, 11}, Average{}, arg_dat(x, Stencil(1, {-1, 0}), READ), arg_dat(z, WRITE),
+             arg_gbl(3.0));
+    par_loop("sum", b, Range{1, 10}, Sum{}, arg_dat(z, READ), arg_reduce(s));
+    tape.stop();
+    par_loop_passive("index", b, Range{1, 10}, Index{}, arg_dat(w, WRITE), arg_idx());
+    tape.seed(s, 1.0);
+    tape.reverse();
+    ex.wait_all();
+    double want = 0;
+    for (int i = 1; i < 10; ++i) want += 1.5 * (2.0 + (i - 1) * (i - 1) + i * i);
+    EXPECT_DOUBLE_EQ(s.value(), want) << tiles;
+    auto dx = x.adjoint();
+    for (int k = -1; k <= 10; ++k) {
+      double g = 1.5 * ((k + 1 >= 1 && k + 1 <= 9) + (k >= 1 && k <= 9));
+      EXPECT_EQ(dx(k), g) << "k=" << k << " tiles=" << tiles;
+    }
+    auto wv = w.values();
+    for (int i = 1; i < 10; ++i) EXPECT_EQ(wv(i), double(i));
+    EXPECT_THROW(par_loop_passive("index", b, Range{0, 10}, Index{}, arg_dat(w, WRITE), arg_idx()), Error);
+  }
+}

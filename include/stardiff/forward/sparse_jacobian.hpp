@@ -116,7 +116,7 @@ class SparseJacobian {
   }
 
   const SparsityPattern& pattern() const { return pattern_; }
-  const Coloring& coloring() {
+  const Coloring& coloring() const {
     if (!has_coloring_) {
       coloring_ = color_columns(pattern_, order_);
       has_coloring_ = true;
@@ -130,7 +130,7 @@ class SparseJacobian {
   std::int32_t n_rows() const { return pattern_.n_rows; }
   std::int32_t n_cols() const { return pattern_.n_cols; }
   std::int32_t nnz() const { return pattern_.nnz(); }
-  std::int32_t num_colors() { return coloring().num_colors; }
+  std::int32_t num_colors() const { return coloring().num_colors; }
   // Colored: chunks of W colours; RowLocal: the most passes any row needs.
   std::int32_t num_chunks() const { return plan_.num_chunks; }
   std::size_t num_blocks() const { return plan_.blocks.size(); }
@@ -375,10 +375,10 @@ class SparseJacobian {
   }
 
   SparsityPattern pattern_;
-  Coloring coloring_;
+  mutable Coloring coloring_;  // computed lazily in RowLocal mode
   F f_;
   ColorOrder order_ = ColorOrder::Best;
-  bool has_coloring_ = false;
+  mutable bool has_coloring_ = false;
   JacobianPlan plan_;
   std::vector<std::vector<double>> out_;
   std::vector<double> fbuf_;

@@ -27,7 +27,10 @@
 //    read their _a1s. `static constexpr unsigned adjoint_reads` (bit a = argument a)
 //    declares which primal values the adjoint reads (default: all); the tape saves
 //    overwritten data only for those (to-be-recorded analysis).
-//  * Inner loops run over contiguous rows (x), so kernels vectorise when dims == 1.
+//  * Inner loops run over contiguous rows (x), so kernels vectorise when dim == 1. A task
+//    writing >= 8 MiB per WRITE output assembles each output row in a cache-resident
+//    buffer and stores it with non-temporal stores (no write-allocate traffic; WRITE
+//    arguments must not be read by the kernel); STARDIFF_STREAM_STORES=0 disables this.
 #pragma once
 #include <cmath>
 #include <cstdint>

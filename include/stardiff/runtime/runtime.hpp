@@ -46,6 +46,33 @@ class Runtime {
   int cuda_workers() const;
   std::vector<WorkerInfo> workers() const;
   std::string scheduler() const;  // the policy in use
+
+  // Debian's StarPU polls for work (non-blocking drivers): idle workers spin and slow
+  // down host code running beside them. pause() waits for submitted tasks, then stops
+  // the workers polling until resume(); tasks submitted meanwhile wait for resume().
+  void pause();
+  void resume();
+  bool paused() const { return paused_; }
+
+ private:
+  bool paused_ = false;
+};
+
+// RAII: workers paused for the guard's scope (host-only work between task graphs).
+class PausedWorkers {
+ public:
+  explicit PausedWorkers(Runtime& rt) : rt_(rt), was_paused_(rt.paused()) {
+    if (!was_paused_) rt_.pause();
+  }
+  ~PausedWorkers() {
+    if (!was_paused_) rt_.resume();
+  }
+  PausedWorkers(const PausedWorkers&) = delete;
+  PausedWorkers& operator=(const PausedWorkers&) = delete;
+
+ private:
+  Runtime& rt_;
+  bool was_paused_;
 };
 
 // StarPU build facts, available without a running runtime.

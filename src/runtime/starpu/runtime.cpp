@@ -73,7 +73,21 @@ Runtime::Runtime(const RuntimeOptions& opts) {
   }
 }
 
+void Runtime::pause() {
+  if (paused_) throw Error("stardiff::Runtime::pause: workers are already paused");
+  starpu_task_wait_for_all();
+  starpu_pause();
+  paused_ = true;
+}
+
+void Runtime::resume() {
+  if (!paused_) throw Error("stardiff::Runtime::resume: workers are not paused");
+  starpu_resume();
+  paused_ = false;
+}
+
 Runtime::~Runtime() {
+  if (paused_) starpu_resume();
   starpu_task_wait_for_all();
   starpu_shutdown();
   if (openblas_set_num_threads && g_saved_blas_threads > 0) openblas_set_num_threads(g_saved_blas_threads);
