@@ -397,8 +397,8 @@ TEST(SparseLdltDense, SplitFrontsMatchWholeFronts) {
   for (const auto* A : {&spd, &ind}) {
     Inertia want = dense_inertia(*A);
     ASSERT_EQ(want.zero, 0);
-    Ldlt whole({.small_flops = 0, .block_size = 8, .split_flops = 0});
-    Ldlt split({.small_flops = 0, .block_size = 8, .split_flops = 1e4});
+    Ldlt whole({.small_flops = 0, .subtree_flops = 1e4, .block_size = 8, .split_flops = 0});
+    Ldlt split({.small_flops = 0, .subtree_flops = 1e4, .block_size = 8, .split_flops = 1e4});
     whole.analyze(*A);
     const auto& ai = split.analyze(*A);
     EXPECT_GT(ai.tasks, whole.analyze_info().tasks);

@@ -23,7 +23,7 @@ std::string builtin_text(const char* symmetry) {
   for (int j = 1; j <= 12; ++j)
     for (int i = j; i <= std::min(12, j + 3); ++i) {
       if (i == 7 && j == 7) continue;
-      double v = i == j ? 4.0 + j : -1.0 / (i + j) + (i - j == 3 ? 0.0 : 0.0);
+      double v = i == j ? 4.0 + j : -1.0 / (i + j);
       if (i - j == 2 && j % 4 == 0) v = 0.0;
       char line[96];
       std::snprintf(line, sizeof line, "%d %d %.15g\n", i, j, v);

@@ -55,7 +55,7 @@ class HostAccess;
 class Handle {
  public:
   Handle() = default;
-  ~Handle();
+  virtual ~Handle();  // typed handles derive from Handle
   Handle(Handle&&) noexcept;
   Handle& operator=(Handle&&) noexcept;
   Handle(const Handle&) = delete;
@@ -140,7 +140,7 @@ class VectorHandle : public Handle {
   VectorHandle() = default;
   VectorHandle(VectorHandle&&) noexcept = default;
   VectorHandle& operator=(VectorHandle&&) noexcept = default;
-  ~VectorHandle() { reset(); }  // before the storage goes
+  ~VectorHandle() override { reset(); }  // before the storage goes
   explicit VectorHandle(std::size_t n, std::string name = {}, T init = T{})
       : storage_(std::make_unique<std::vector<T>>(n, init)) {
     Handle::operator=(Handle::vector(storage_->data(), n, sizeof(T), std::move(name)));
@@ -163,7 +163,7 @@ class MatrixHandle : public Handle {
   MatrixHandle() = default;
   MatrixHandle(MatrixHandle&&) noexcept = default;
   MatrixHandle& operator=(MatrixHandle&&) noexcept = default;
-  ~MatrixHandle() { reset(); }  // before the storage goes
+  ~MatrixHandle() override { reset(); }  // before the storage goes
   MatrixHandle(std::size_t nx, std::size_t ny, std::string name = {})
       : storage_(std::make_unique<std::vector<T>>(nx * ny)) {
     Handle::operator=(Handle::matrix(storage_->data(), nx, ny, nx, sizeof(T), std::move(name)));
@@ -187,7 +187,7 @@ class BlockHandle : public Handle {
   BlockHandle() = default;
   BlockHandle(BlockHandle&&) noexcept = default;
   BlockHandle& operator=(BlockHandle&&) noexcept = default;
-  ~BlockHandle() { reset(); }  // before the storage goes
+  ~BlockHandle() override { reset(); }  // before the storage goes
   BlockHandle(std::size_t nx, std::size_t ny, std::size_t nz, std::string name = {})
       : storage_(std::make_unique<std::vector<T>>(nx * ny * nz)) {
     Handle::operator=(
@@ -205,7 +205,7 @@ class VariableHandle : public Handle {
   VariableHandle() = default;
   VariableHandle(VariableHandle&&) noexcept = default;
   VariableHandle& operator=(VariableHandle&&) noexcept = default;
-  ~VariableHandle() { reset(); }  // before the storage goes
+  ~VariableHandle() override { reset(); }  // before the storage goes
   explicit VariableHandle(T init, std::string name = {}) : storage_(std::make_unique<T>(init)) {
     Handle::operator=(Handle::variable(storage_.get(), sizeof(T), std::move(name)));
   }
