@@ -11,7 +11,15 @@ mkdir -p "$STARPU_HOME"
 B="$ROOT/build/apps"
 run() { echo; echo "\$ $*"; "$@"; }
 run "$B/info/stardiff-info"
-[ -x "$B/poisson/stardiff-poisson" ] && run "$B/poisson/stardiff-poisson" --adjoint --probe 3,4
-[ -x "$B/ldlt/stardiff-ldlt" ] && run "$B/ldlt/stardiff-ldlt" "$ROOT/apps/ldlt/data/demo.mtx"
-[ -x "$B/pf/stardiff-pf" ] && run "$B/pf/stardiff-pf" "$ROOT/apps/pf/data/case9.m"
+if [ -x "$B/poisson/stardiff-poisson" ]; then
+  run "$B/poisson/stardiff-poisson" --adjoint --probe 3,4 --probe 10,10
+fi
+if [ -x "$B/ldlt/stardiff-ldlt" ]; then
+  run "$B/ldlt/stardiff-ldlt" "$ROOT/apps/ldlt/data/kkt12.mtx"
+  run "$B/ldlt/stardiff-ldlt" "$ROOT/apps/ldlt/data/lap2d16_general.mtx" --ordering metis
+fi
+if [ -x "$B/pf/stardiff-pf" ]; then
+  run "$B/pf/stardiff-pf" "$ROOT/apps/pf/data/case9.m"
+  run "$B/pf/stardiff-pf" "$ROOT/apps/pf/data/case1354pegase.m" --qlim
+fi
 echo; echo "demo: done"
