@@ -19,6 +19,7 @@ struct KluSolver::Impl {
 KluSolver::KluSolver() : k_(new Impl) {
   klu_defaults(&k_->common);
   k_->common.halt_if_singular = 1;
+  k_->common.btf = 0;  // power-flow Jacobians are one irreducible block: BTF only costs time
 }
 
 KluSolver::~KluSolver() {
