@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "runtime/handle_impl.hpp"
+#include "stardiff/runtime/executor.hpp"
 
 namespace stardiff {
 
@@ -140,6 +141,16 @@ Handle::Partition::~Partition() {
 
 namespace detail {
 void HandleImplDeleter::operator()(HandleImpl* p) const { delete p; }
+
+HandleImpl& access_impl(const DataAccess& d, std::size_t i, const std::string& task) {
+  if (d.handle == nullptr || !d.handle->valid())
+    throw Error("task '" + task + "': buffer " + std::to_string(i) + " is an empty handle");
+  HandleImpl& h = *d.handle->impl();
+  if (d.mode == Access::REDUX && h.redux_init == nullptr)
+    throw Error("task '" + task + "': REDUX access to handle " + describe(h) +
+                " without reduction methods (Handle::set_reduction)");
+  return h;
+}
 std::string describe(const HandleImpl& h) {
   std::ostringstream s;
   s << "'" << h.name << "' (" << to_string(h.view.kind) << " " << h.view.nx;

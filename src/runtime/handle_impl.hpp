@@ -6,6 +6,7 @@
 #include <string>
 
 #include "stardiff/runtime/codelet.hpp"
+#include "stardiff/runtime/executor.hpp"
 #include "stardiff/runtime/handle.hpp"
 
 namespace stardiff::detail {
@@ -34,7 +35,10 @@ void starpu_release(HandleImpl& h) noexcept;
 void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n);
 void starpu_unpartition(HandleImpl& parent, HandleImpl** children, std::size_t n) noexcept;
 
-void codelet_impl_delete(CodeletImpl* impl);
 std::string describe(const HandleImpl& h);  // "'name' (vector of 10 x 8 B)"
+
+// The handle behind buffer i of task `task`; throws Error for an empty handle or a REDUX
+// access to a handle without reduction methods (checks every executor makes).
+HandleImpl& access_impl(const DataAccess& d, std::size_t i, const std::string& task);
 
 }  // namespace stardiff::detail

@@ -18,15 +18,10 @@ void SequentialExecutor::submit(const Codelet& cl, std::span<const DataAccess> d
     views = heap.data();
   }
   for (std::size_t i = 0; i < data.size(); ++i) {
-    if (data[i].handle == nullptr || !data[i].handle->valid())
-      throw Error("task '" + name + "': buffer " + std::to_string(i) + " is an empty handle");
-    auto* h = data[i].handle->impl();
+    auto* h = &detail::access_impl(data[i], i, name);
     if (h->starpu != nullptr && (!detail::runtime_alive() || h->generation != detail::runtime_generation()))
       throw Error("task '" + name + "': handle " + detail::describe(*h) +
                   " was registered with a StarPU runtime that has ended");
-    if (data[i].mode == Access::REDUX && h->redux_init == nullptr)
-      throw Error("task '" + name + "': REDUX access to handle " + detail::describe(*h) +
-                  " without reduction methods (Handle::set_reduction)");
     views[i] = h->view;
   }
   std::span<const BufferView> bufs(views, data.size());

@@ -10,20 +10,13 @@
 #include "cpu/core/blas1.hpp"
 #include "starpu/core/cl_blas1.hpp"
 #include "stardiff/stardiff.hpp"
+#include "runtime_environment.hpp"
 
 using namespace stardiff;
 using namespace stardiff::codelets;
 
 namespace {
-Runtime* g_rt = nullptr;
-
-struct Env : ::testing::Environment {
-  void SetUp() override { g_rt = new Runtime(); }
-  void TearDown() override { delete g_rt; }
-};
-[[maybe_unused]] auto* env = ::testing::AddGlobalTestEnvironment(new Env);
-
-// y = x + y ; z = 2*y ... diamond: a -> (b, c) -> d
+// diamond: a feeds b and c, both feed d
 void diamond(Executor& ex, std::vector<double>& out) {
   VectorHandle<double> a(100, "a", 1.0), b(100, "b", 0.0), c(100, "c", 0.0), d(100, "d", 0.0);
   for (std::size_t i = 0; i < 100; ++i) a.data()[i] = double(i);

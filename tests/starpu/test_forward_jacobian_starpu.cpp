@@ -12,6 +12,7 @@
 
 #include "cpu/forward/bratu_pattern.hpp"
 #include "stardiff/stardiff.hpp"
+#include "runtime_environment.hpp"
 
 using namespace stardiff;
 using namespace stardiff::forward;
@@ -20,14 +21,6 @@ using test_problems::bratu_jacobian;
 using test_problems::bratu_pattern;
 
 namespace {
-Runtime* g_rt = nullptr;
-
-struct Env : ::testing::Environment {
-  void SetUp() override { g_rt = new Runtime(); }
-  void TearDown() override { delete g_rt; }
-};
-[[maybe_unused]] auto* env = ::testing::AddGlobalTestEnvironment(new Env);
-
 std::vector<double> state(std::int32_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-0.5, 1.5);

@@ -5,17 +5,11 @@
 
 #include "../../apps/poisson/poisson_problem.hpp"
 #include "unit/test_adjoint_cases.hpp"
+#include "runtime_environment.hpp"
 
 using namespace stardiff;
 
 namespace {
-Runtime* g_rt = nullptr;
-struct Env : ::testing::Environment {
-  void SetUp() override { g_rt = new Runtime(); }
-  void TearDown() override { delete g_rt; }
-};
-[[maybe_unused]] auto* env = ::testing::AddGlobalTestEnvironment(new Env);
-
 poisson::Gradient poisson_gradient(Executor& ex, int nx, int ny, int tiles, int iters) {
   poisson::Problem p(ex, nx, ny, tiles);
   p.setup();

@@ -7,18 +7,12 @@
 #include "stardiff/powerflow.hpp"
 #include "stardiff/stardiff.hpp"
 #include "unit/test_powerflow_support.hpp"
+#include "runtime_environment.hpp"
 
 using namespace stardiff;
 using namespace stardiff::powerflow;
 
 namespace {
-Runtime* g_rt = nullptr;
-struct Env : ::testing::Environment {
-  void SetUp() override { g_rt = new Runtime(); }
-  void TearDown() override { delete g_rt; }
-};
-[[maybe_unused]] auto* env = ::testing::AddGlobalTestEnvironment(new Env);
-
 void expect_identical(const Case& c, SolveOptions o) {
   SequentialExecutor seq;
   StarpuExecutor spu;

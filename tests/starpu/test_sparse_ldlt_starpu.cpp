@@ -11,18 +11,12 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "stardiff/stardiff.hpp"
+#include "runtime_environment.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
 
 namespace {
-Runtime* g_rt = nullptr;
-struct Env : ::testing::Environment {
-  void SetUp() override { g_rt = new Runtime(); }
-  void TearDown() override { delete g_rt; }
-};
-[[maybe_unused]] auto* env = ::testing::AddGlobalTestEnvironment(new Env);
-
 CscMatrix32 laplacian3d(int k, bool neumann) {
   int n = k * k * k;
   std::vector<int> r, c;

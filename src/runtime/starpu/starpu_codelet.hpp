@@ -36,6 +36,18 @@ struct ArgHeader {
 };
 static_assert(sizeof(ArgHeader) == 16);
 
+// StarPU's mode for an access; STARPU_NONE for combinations StarPU does not take.
+inline starpu_data_access_mode starpu_mode(Access a) {
+  switch (static_cast<unsigned>(a)) {
+    case 1: return STARPU_R;
+    case 2: return STARPU_W;
+    case 3: return STARPU_RW;
+    case 7: return static_cast<starpu_data_access_mode>(STARPU_RW | STARPU_COMMUTE);
+    case 8: return STARPU_REDUX;
+    default: return STARPU_NONE;
+  }
+}
+
 CodeletImpl& codelet_impl(const Codelet& c);  // created for the current runtime on demand
 starpu_codelet* reduction_codelet(const Codelet& c);
 starpu_codelet* init_codelet(const Codelet& c);

@@ -70,18 +70,11 @@ void starpu_unregister(HandleImpl& h) noexcept {
   h.redux_installed = false;
 }
 
-static starpu_data_access_mode to_starpu(Access a) {
-  switch (a) {
-    case Access::R: return STARPU_R;
-    case Access::W: return STARPU_W;
-    case Access::RW: return STARPU_RW;
-    default: return STARPU_RW;
-  }
-}
-
 void starpu_acquire(HandleImpl& h, Access mode) {
   check_live(h);
-  int ret = starpu_data_acquire(static_cast<starpu_data_handle_t>(h.starpu), to_starpu(mode));
+  if (mode != Access::R && mode != Access::W && mode != Access::RW)
+    throw Error("acquire of handle " + describe(h) + ": only R, W or RW host access");
+  int ret = starpu_data_acquire(static_cast<starpu_data_handle_t>(h.starpu), starpu_mode(mode));
   if (ret != 0) throw Error("starpu_data_acquire failed on handle " + describe(h));
 }
 

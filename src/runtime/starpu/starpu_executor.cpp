@@ -198,8 +198,6 @@ starpu_codelet* init_codelet(const Codelet& c) {
   return &impl.init.cl;
 }
 
-void codelet_impl_delete(CodeletImpl* impl) { delete impl; }
-
 }  // namespace detail
 
 StarpuExecutor::StarpuExecutor() : failure_(std::make_unique<TaskFailure>()) {
@@ -208,17 +206,6 @@ StarpuExecutor::StarpuExecutor() : failure_(std::make_unique<TaskFailure>()) {
 
 StarpuExecutor::~StarpuExecutor() {
   if (count_ > 0 && detail::runtime_alive()) starpu_task_wait_for_all();
-}
-
-static starpu_data_access_mode starpu_mode(Access a) {
-  switch (static_cast<unsigned>(a)) {
-    case 1: return STARPU_R;
-    case 2: return STARPU_W;
-    case 3: return STARPU_RW;
-    case 7: return static_cast<starpu_data_access_mode>(STARPU_RW | STARPU_COMMUTE);
-    case 8: return STARPU_REDUX;
-    default: return STARPU_NONE;
-  }
 }
 
 void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
@@ -239,14 +226,9 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
     vs = vs_heap.data();
   }
   for (std::size_t i = 0; i < n; ++i) {
-    if (data[i].handle == nullptr || !data[i].handle->valid())
-      throw Error("task '" + name + "': buffer " + std::to_string(i) + " is an empty handle");
-    auto* h = data[i].handle->impl();
-    if (starpu_mode(data[i].mode) == STARPU_NONE)
+    auto* h = &detail::access_impl(data[i], i, name);
+    if (detail::starpu_mode(data[i].mode) == STARPU_NONE)
       throw Error("task '" + name + "': invalid access mode for handle " + detail::describe(*h));
-    if (data[i].mode == Access::REDUX && h->redux_init == nullptr)
-      throw Error("task '" + name + "': REDUX access to handle " + detail::describe(*h) +
-                  " without reduction methods (Handle::set_reduction)");
     try {
       hs[i] = static_cast<starpu_data_handle_t>(detail::starpu_ensure_registered(*h));
     } catch (const Error& e) {
@@ -285,14 +267,14 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
   if (n <= STARPU_NMAXBUFS) {
     for (std::size_t i = 0; i < n; ++i) {
       t->handles[i] = hs[i];
-      t->modes[i] = starpu_mode(data[i].mode);
+      t->modes[i] = detail::starpu_mode(data[i].mode);
     }
   } else {
     t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
     t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
     for (std::size_t i = 0; i < n; ++i) {
       t->dyn_handles[i] = hs[i];
-      t->dyn_modes[i] = starpu_mode(data[i].mode);
+      t->dyn_modes[i] = detail::starpu_mode(data[i].mode);
     }
   }
   t->cl_arg = cl_arg;
