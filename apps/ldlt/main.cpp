@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/json.hpp"
 #include "stardiff/stardiff.hpp"
 
 using namespace stardiff;
@@ -267,30 +268,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-
-std::string json_string(const std::string& s) {
-  std::string r = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      r += '\\';
-      r += char(c);
-    } else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      r += b;
-    } else {
-      r += char(c);
-    }
-  }
-  return r + "\"";
-}
-
 // Known solution column k of the default right-hand sides.
 double exact_x(std::int64_t i, int k) { return k == 0 ? 1.0 : 1.0 + 0.5 * std::sin(double(i + 1) * (k + 1)); }
 
@@ -397,47 +374,24 @@ int run(const Args& args) {
   const double gflops = factor_s > 0 ? (fi.flops > 0 ? fi.flops : ai.flops) / factor_s * 1e-9 : 0.0;
 
   if (args.json) {
-    std::string j = "{";
-    auto add = [&](const std::string& k, const std::string& v) {
-      if (j.size() > 1) j += ", ";
-      j += "\"" + k + "\": " + v;
-    };
-    add("matrix", json_string(args.matrix));
-    add("n", std::to_string(ai.n));
-    add("nnz_a", std::to_string(ai.nnz_a));
-    add("nnz_lower", std::to_string(A.nnz()));
-    add("nnz_l", std::to_string(ai.nnz_l));
-    add("flops", num(ai.flops));
-    add("ordering", json_string(to_string(ai.ordering)));
-    add("mode", json_string(ai.mode));
-    add("supernodes", std::to_string(ai.supernodes));
-    add("levels", std::to_string(ai.levels));
-    add("tasks", std::to_string(factor_tasks));
-    add("planned_tasks", std::to_string(ai.tasks));
-    add("executor", json_string(args.executor));
-    add("scheduler", json_string(rt ? rt->scheduler() : std::string("none")));
-    add("workers", std::to_string(rt ? rt->worker_count() : 1));
-    add("read_s", num(read_s));
-    add("analyze_s", num(analyze_s));
-    add("factor_s", num(factor_s));
-    add("solve_s", num(solve_s));
-    add("total_s", num(analyze_s + factor_s + solve_s));
-    add("gflops", num(gflops));
-    add("nrhs", std::to_string(nrhs));
-    add("relres", num(relres));
-    add("backward_error", num(si.backward_error));
-    if (!xtrue.empty()) add("error_vs_exact", num(err));
-    add("refine_iters", std::to_string(si.refine_iters));
-    add("fgmres_iters", std::to_string(si.fgmres_iters));
-    add("inertia", "{\"pos\": " + std::to_string(fi.inertia.pos) + ", \"neg\": " + std::to_string(fi.inertia.neg) +
-                       ", \"zero\": " + std::to_string(fi.inertia.zero) + "}");
-    add("two_by_two", std::to_string(fi.two_by_two));
-    add("delayed", std::to_string(fi.delayed));
-    add("static_pivots", std::to_string(fi.static_pivots));
-    add("singular", fi.singular ? "true" : "false");
-    add("status", json_string(status));
-    j += "}\n";
-    std::fputs(j.c_str(), stdout);
+    apps::JsonWriter j;
+    j.field("matrix", args.matrix).field("n", ai.n).field("nnz_a", ai.nnz_a);
+    j.field("nnz_lower", static_cast<long long>(A.nnz())).field("nnz_l", ai.nnz_l).field("flops", ai.flops);
+    j.field("ordering", to_string(ai.ordering)).field("mode", ai.mode);
+    j.field("supernodes", ai.supernodes).field("levels", ai.levels);
+    j.field("tasks", static_cast<long long>(factor_tasks)).field("planned_tasks", ai.tasks);
+    j.field("executor", args.executor).field("scheduler", rt ? rt->scheduler() : std::string("none"));
+    j.field("workers", rt ? rt->worker_count() : 1);
+    j.field("read_s", read_s).field("analyze_s", analyze_s).field("factor_s", factor_s);
+    j.field("solve_s", solve_s).field("total_s", analyze_s + factor_s + solve_s).field("gflops", gflops);
+    j.field("nrhs", nrhs).field("relres", relres).field("backward_error", si.backward_error);
+    if (!xtrue.empty()) j.field("error_vs_exact", err);
+    j.field("refine_iters", si.refine_iters).field("fgmres_iters", si.fgmres_iters);
+    j.key("inertia").begin_object();
+    j.field("pos", fi.inertia.pos).field("neg", fi.inertia.neg).field("zero", fi.inertia.zero).end_object();
+    j.field("two_by_two", fi.two_by_two).field("delayed", fi.delayed).field("static_pivots", fi.static_pivots);
+    j.field("singular", fi.singular).field("status", status);
+    std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("matrix        %s\n", args.matrix.c_str());
     std::printf("n             %lld   nnz(A) %lld   nnz(L) %lld   %.4g GFlop\n", static_cast<long long>(ai.n),
