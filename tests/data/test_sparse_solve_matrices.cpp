@@ -18,9 +18,11 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "stardiff/sparse/matrix_market.hpp"
+#include "sparse_residual.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::relres;
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,16 +45,6 @@ const std::map<std::string, Expect> kKnown = {
     {"tuma2", {7515, 5477, 0}},
 };
 
-double relres(const CscMatrix32& A, const std::vector<double>& x, const std::vector<double>& b) {
-  std::vector<double> y(x.size());
-  multiply(A, x.data(), y.data());
-  double rn = 0, bn = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    rn = std::max(rn, std::fabs(y[i] - b[i]));
-    bn = std::max(bn, std::fabs(b[i]));
-  }
-  return rn / bn;
-}
 }  // namespace
 
 TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {

@@ -14,9 +14,11 @@
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
+#include "sparse_residual.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::relres;
 
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 
@@ -116,17 +118,6 @@ CscMatrix32 random_sparse(int n, double p, double diag, std::mt19937& g, bool ze
       }
   }
   return from_triplets(n, n, r, c, v, true);
-}
-
-double relres(const CscMatrix32& A, const std::vector<double>& x, const std::vector<double>& b) {
-  std::vector<double> y(x.size());
-  multiply(A, x.data(), y.data());
-  double rn = 0, bn = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    rn = std::max(rn, std::fabs(y[i] - b[i]));
-    bn = std::max(bn, std::fabs(b[i]));
-  }
-  return rn / bn;
 }
 
 void expect_inertia(const Inertia& got, const Inertia& want) {
