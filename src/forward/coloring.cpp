@@ -8,7 +8,6 @@
 // degree, incidence-degree) and colours greedily with a stamped forbidden-colour array.
 #include <algorithm>
 #include <numeric>
-#include <unordered_map>
 #include <string>
 
 #include "stardiff/forward/coloring.hpp"
@@ -92,20 +91,19 @@ ColorOrder color_order_from_string(const std::string& s) {
 
 namespace {
 
-// Column intersection graph, stored per class of indistinguishable columns: columns whose
-// rows have the same column sets (e.g. Va and Vm of a PQ bus) have the same closed
-// neighbourhood U (the class members included). Neighbours of v: adj[begin(v) .. end(v))
-// minus v itself (every loop below skips v: it is done or uncoloured when visited).
+// Column intersection graph, stored per class of indistinguishable columns (the same rows:
+// e.g. Va and Vm of a PQ bus). Members of a class have the same closed neighbourhood —
+// a clique plus the same outside neighbours — kept once per class as a list of classes
+// (the class itself included; the class of empty columns has no neighbours at all).
 struct Graph {
-  std::vector<std::int32_t> cls;      // vertex -> class
-  std::vector<std::int32_t> ptr, adj; // class -> closed neighbourhood
+  std::vector<std::int32_t> cls;            // vertex -> class
+  std::vector<std::int32_t> mptr, members;  // class -> its vertices (increasing)
+  std::vector<std::int32_t> ptr, adj;       // class -> classes of its closed neighbourhood
+  std::vector<std::int32_t> closed_size;    // class -> vertices in its closed neighbourhood
   std::int32_t n() const { return static_cast<std::int32_t>(cls.size()); }
-  std::int32_t begin(std::int32_t v) const { return ptr[cls[v]]; }
-  std::int32_t end(std::int32_t v) const { return ptr[cls[v] + 1]; }
-  std::int32_t degree(std::int32_t v) const {
-    const std::int32_t s = end(v) - begin(v);
-    return s > 0 ? s - 1 : 0;
-  }
+  std::int32_t classes() const { return static_cast<std::int32_t>(closed_size.size()); }
+  std::int32_t size(std::int32_t c) const { return mptr[c + 1] - mptr[c]; }
+  std::int32_t degree(std::int32_t c) const { return std::max(closed_size[c] - 1, 0); }  // of each member
 };
 
 // Row-wise (CSR) copy of the pattern's structure (columns increasing within a row).
@@ -122,197 +120,353 @@ void transpose(const SparsityPattern& p, std::vector<std::int32_t>& rptr, std::v
 std::uint64_t hash_list(const std::int32_t* b, const std::int32_t* e) {
   std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(e - b);
   for (; b != e; ++b) h = (h ^ static_cast<std::uint32_t>(*b)) * 1099511628211ull;
-  return h;
+  return h ^ (h >> 29);
 }
 
 // Classes of equal integer lists (list k = data[ptr[k] .. ptr[k+1])): class per list and
-// the first member of each class.
+// the first member of each class, classes numbered by first appearance. One open-
+// addressing table of class ids keyed by the list's hash: O(total length), no allocation
+// per list.
 void list_classes(const std::vector<std::int32_t>& ptr, const std::vector<std::int32_t>& data,
                   std::vector<std::int32_t>& cls, std::vector<std::int32_t>& rep) {
   const std::int32_t n = static_cast<std::int32_t>(ptr.size()) - 1;
   cls.assign(n, -1);
   rep.clear();
-  std::unordered_map<std::uint64_t, std::vector<std::int32_t>> buckets;
-  buckets.reserve(static_cast<std::size_t>(n) * 2);
+  std::size_t size = 16;
+  while (size < 2 * static_cast<std::size_t>(n)) size *= 2;
+  const std::size_t mask = size - 1;
+  std::vector<std::int32_t> table(size, -1);
+  std::vector<std::uint64_t> class_hash;
   for (std::int32_t k = 0; k < n; ++k) {
     const std::int32_t *b = data.data() + ptr[k], *e = data.data() + ptr[k + 1];
-    auto& bucket = buckets[hash_list(b, e)];
-    for (std::int32_t c : bucket) {
+    const std::uint64_t h = hash_list(b, e);
+    for (std::size_t slot = h & mask;; slot = (slot + 1) & mask) {
+      const std::int32_t c = table[slot];
+      if (c < 0) {
+        cls[k] = table[slot] = static_cast<std::int32_t>(rep.size());
+        rep.push_back(k);
+        class_hash.push_back(h);
+        break;
+      }
       const std::int32_t r = rep[c];
-      if (ptr[r + 1] - ptr[r] == e - b && std::equal(b, e, data.data() + ptr[r])) {
+      if (class_hash[c] == h && ptr[r + 1] - ptr[r] == e - b && std::equal(b, e, data.data() + ptr[r])) {
         cls[k] = c;
         break;
       }
     }
-    if (cls[k] < 0) {
-      cls[k] = static_cast<std::int32_t>(rep.size());
-      bucket.push_back(cls[k]);
-      rep.push_back(k);
+  }
+}
+
+// The compressed form of a pattern: classes of columns with equal row sets, and one row
+// group per set of equal rows (its column classes).
+CompressedPattern compress(const SparsityPattern& p) {
+  std::vector<std::int32_t> rptr, cidx;
+  transpose(p, rptr, cidx);
+  std::vector<std::int32_t> rcls, rrep;
+  list_classes(rptr, cidx, rcls, rrep);
+  const std::int32_t nrc = static_cast<std::int32_t>(rrep.size());
+  // per column: its row groups, increasing (a counting-sort transpose of the representative
+  // rows, visited in group order)
+  std::vector<std::int32_t> kptr(p.n_cols + 1, 0);
+  for (std::int32_t rc = 0; rc < nrc; ++rc)
+    for (std::int32_t f = rptr[rrep[rc]]; f < rptr[rrep[rc] + 1]; ++f) ++kptr[cidx[f] + 1];
+  for (std::int32_t j = 0; j < p.n_cols; ++j) kptr[j + 1] += kptr[j];
+  std::vector<std::int32_t> kdat(kptr.back()), fill(kptr.begin(), kptr.end() - 1);
+  for (std::int32_t rc = 0; rc < nrc; ++rc)
+    for (std::int32_t f = rptr[rrep[rc]]; f < rptr[rrep[rc] + 1]; ++f) kdat[fill[cidx[f]]++] = rc;
+  std::vector<std::int32_t> ccls, crep;
+  list_classes(kptr, kdat, ccls, crep);
+  const std::int32_t ncc = static_cast<std::int32_t>(crep.size());
+  CompressedPattern cp;
+  cp.n_cols = p.n_cols;
+  cp.class_ptr.assign(ncc + 1, 0);
+  for (std::int32_t j = 0; j < p.n_cols; ++j) ++cp.class_ptr[ccls[j] + 1];
+  for (std::int32_t c = 0; c < ncc; ++c) cp.class_ptr[c + 1] += cp.class_ptr[c];
+  cp.class_cols.resize(p.n_cols);
+  fill.assign(cp.class_ptr.begin(), cp.class_ptr.end() - 1);
+  for (std::int32_t j = 0; j < p.n_cols; ++j) cp.class_cols[fill[ccls[j]]++] = j;
+  std::vector<std::int32_t> mark(ncc, -1);
+  cp.group_ptr.assign(nrc + 1, 0);
+  cp.group_classes.reserve(p.nnz());
+  for (std::int32_t rc = 0; rc < nrc; ++rc) {
+    for (std::int32_t f = rptr[rrep[rc]]; f < rptr[rrep[rc] + 1]; ++f) {
+      const std::int32_t cc = ccls[cidx[f]];
+      if (mark[cc] != rc) mark[cc] = rc, cp.group_classes.push_back(cc);
+    }
+    cp.group_ptr[rc + 1] = static_cast<std::int32_t>(cp.group_classes.size());
+  }
+  return cp;
+}
+
+void validate_compressed(const CompressedPattern& cp) {
+  const std::int32_t n = cp.n_cols;
+  if (!(n >= 0)) throw Error("compressed pattern: negative n_cols");
+  if (cp.class_ptr.empty() || cp.class_ptr[0] != 0 || cp.class_ptr.back() != n ||
+      cp.class_cols.size() != static_cast<std::size_t>(n))
+    throw Error("compressed pattern: class_ptr/class_cols do not partition " + std::to_string(n) + " columns");
+  const std::int32_t ncc = static_cast<std::int32_t>(cp.class_ptr.size()) - 1;
+  std::vector<char> seen(n, 0);
+  for (std::int32_t c = 0; c < ncc; ++c) {
+    if (!(cp.class_ptr[c + 1] > cp.class_ptr[c])) throw Error("compressed pattern: class " + std::to_string(c) + " is empty");
+    for (std::int32_t m = cp.class_ptr[c]; m < cp.class_ptr[c + 1]; ++m) {
+      const std::int32_t j = cp.class_cols[m];
+      if (!(j >= 0 && j < n) || seen[j])
+        throw Error("compressed pattern: column " + std::to_string(j) + " of class " + std::to_string(c) +
+                    " is out of range or in two classes");
+      if (m > cp.class_ptr[c] && !(cp.class_cols[m - 1] < j))
+        throw Error("compressed pattern: columns of class " + std::to_string(c) + " are not increasing");
+      seen[j] = 1;
+    }
+  }
+  if (cp.group_ptr.empty() || cp.group_ptr[0] != 0 || cp.group_ptr.back() != static_cast<std::int32_t>(cp.group_classes.size()))
+    throw Error("compressed pattern: group_ptr does not match group_classes");
+  const std::int32_t ng = static_cast<std::int32_t>(cp.group_ptr.size()) - 1;
+  std::vector<std::int32_t> mark(ncc, -1);
+  for (std::int32_t g = 0; g < ng; ++g) {
+    if (!(cp.group_ptr[g + 1] >= cp.group_ptr[g])) throw Error("compressed pattern: group_ptr decreases at group " + std::to_string(g));
+    for (std::int32_t f = cp.group_ptr[g]; f < cp.group_ptr[g + 1]; ++f) {
+      const std::int32_t c = cp.group_classes[f];
+      if (!(c >= 0 && c < ncc) || mark[c] == g)
+        throw Error("compressed pattern: row group " + std::to_string(g) + " lists class " + std::to_string(c) +
+                    " out of range or twice");
+      mark[c] = g;
     }
   }
 }
 
-Graph column_intersection_graph(const SparsityPattern& p) {
-  std::vector<std::int32_t> rptr, cidx;
-  transpose(p, rptr, cidx);
-  // rows with equal column sets contribute the same neighbours: keep one per class
-  std::vector<std::int32_t> rcls, rrep;
-  list_classes(rptr, cidx, rcls, rrep);
-  // per column: its distinct row classes, sorted
-  std::vector<std::int32_t> kptr(p.n_cols + 1, 0), kdat;
-  kdat.reserve(p.nnz());
-  std::vector<std::int32_t> mark(std::max<std::size_t>(rrep.size(), static_cast<std::size_t>(p.n_cols)), -1);
-  for (std::int32_t j = 0; j < p.n_cols; ++j) {
-    const std::size_t start = kdat.size();
-    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
-      const std::int32_t rc = rcls[p.row_idx[e]];
-      if (mark[rc] != j) mark[rc] = j, kdat.push_back(rc);
-    }
-    std::sort(kdat.begin() + start, kdat.end());
-    kptr[j + 1] = static_cast<std::int32_t>(kdat.size());
-  }
+Graph class_graph(const CompressedPattern& cp) {
   Graph g;
-  std::vector<std::int32_t> crep;
-  list_classes(kptr, kdat, g.cls, crep);
-  g.ptr.assign(crep.size() + 1, 0);
-  g.adj.reserve(static_cast<std::size_t>(p.nnz()) * 2);
-  std::fill(mark.begin(), mark.end(), -1);
-  for (std::size_t c = 0; c < crep.size(); ++c) {
-    const std::int32_t j = crep[c];
-    for (std::int32_t q = kptr[j]; q < kptr[j + 1]; ++q) {
-      const std::int32_t r = rrep[kdat[q]];
-      for (std::int32_t f = rptr[r]; f < rptr[r + 1]; ++f) {
-        const std::int32_t k = cidx[f];
-        if (mark[k] != static_cast<std::int32_t>(c)) mark[k] = static_cast<std::int32_t>(c), g.adj.push_back(k);
+  const std::int32_t n = cp.n_cols, ncc = static_cast<std::int32_t>(cp.class_ptr.size()) - 1;
+  const std::int32_t ng = static_cast<std::int32_t>(cp.group_ptr.size()) - 1;
+  g.mptr = cp.class_ptr;
+  g.members = cp.class_cols;
+  g.cls.resize(n);
+  for (std::int32_t c = 0; c < ncc; ++c)
+    for (std::int32_t m = g.mptr[c]; m < g.mptr[c + 1]; ++m) g.cls[g.members[m]] = c;
+  // per class: its row groups
+  std::vector<std::int32_t> kptr(ncc + 1, 0);
+  for (std::int32_t f = 0; f < cp.group_ptr[ng]; ++f) ++kptr[cp.group_classes[f] + 1];
+  for (std::int32_t c = 0; c < ncc; ++c) kptr[c + 1] += kptr[c];
+  std::vector<std::int32_t> kdat(kptr[ncc]), fill(kptr.begin(), kptr.end() - 1);
+  for (std::int32_t q = 0; q < ng; ++q)
+    for (std::int32_t f = cp.group_ptr[q]; f < cp.group_ptr[q + 1]; ++f) kdat[fill[cp.group_classes[f]]++] = q;
+  // per class: the classes sharing a row group with it (a class in no row group — an empty
+  // column — is alone in its neighbourhood)
+  std::vector<std::int32_t> mark(ncc, -1);
+  g.ptr.assign(ncc + 1, 0);
+  g.closed_size.assign(ncc, 0);
+  std::size_t top = 0;
+  g.adj.resize(cp.group_classes.size() * 4 + static_cast<std::size_t>(ncc) + 16);
+  const std::int32_t* gptr = cp.group_ptr.data();
+  const std::int32_t* gcls = cp.group_classes.data();
+  const std::int32_t* mptr = g.mptr.data();
+  std::int32_t* mk = mark.data();
+  for (std::int32_t c = 0; c < ncc; ++c) {
+    std::size_t bound = 1;  // room this class may need at most
+    for (std::int32_t q = kptr[c]; q < kptr[c + 1]; ++q) bound += gptr[kdat[q] + 1] - gptr[kdat[q]];
+    if (top + bound > g.adj.size()) g.adj.resize(std::max(2 * g.adj.size(), top + bound));
+    std::int32_t* out = g.adj.data() + top;
+    std::int32_t* const first = out;
+    std::int32_t size = 0;
+    if (kptr[c + 1] > kptr[c]) {  // members share a row: a clique (empty columns do not)
+      mk[c] = c;
+      *out++ = c;
+      size += mptr[c + 1] - mptr[c];
+    }
+    for (std::int32_t q = kptr[c]; q < kptr[c + 1]; ++q) {
+      const std::int32_t* f = gcls + gptr[kdat[q]];
+      const std::int32_t* const fe = gcls + gptr[kdat[q] + 1];
+      for (; f != fe; ++f) {
+        const std::int32_t cc = *f;
+        if (mk[cc] == c) continue;
+        mk[cc] = c;
+        *out++ = cc;
+        size += mptr[cc + 1] - mptr[cc];
       }
     }
-    g.ptr[c + 1] = static_cast<std::int32_t>(g.adj.size());
+    top += static_cast<std::size_t>(out - first);
+    g.ptr[c + 1] = static_cast<std::int32_t>(top);
+    g.closed_size[c] = size;
   }
+  g.adj.resize(top);
   return g;
 }
 
-std::vector<std::int32_t> largest_first_order(const Graph& g) {
-  std::vector<std::int32_t> order(g.n());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int32_t a, std::int32_t b) { return g.degree(a) > g.degree(b); });
-  return order;
-}
-
-// Smallest-last order: repeatedly remove a vertex of minimum remaining degree (bucket
-// lists keyed by the exact remaining degree); colour in reverse removal order.
-std::vector<std::int32_t> smallest_last_order(const Graph& g) {
-  const std::int32_t n = g.n();
-  std::vector<std::int32_t> removed_order;
-  removed_order.reserve(n);
-  if (n == 0) return removed_order;
-  std::int32_t maxd = 0;
-  std::vector<std::int32_t> deg(n);
-  for (std::int32_t v = 0; v < n; ++v) maxd = std::max(maxd, deg[v] = g.degree(v));
-  std::vector<std::int32_t> head(maxd + 1, -1), next(n, -1), prev(n, -1);
-  std::vector<char> done(n, 0);
-  auto push = [&](std::int32_t v) {
-    const std::int32_t b = deg[v];
-    prev[v] = -1;
-    next[v] = head[b];
-    if (head[b] >= 0) prev[head[b]] = v;
-    head[b] = v;
-  };
-  auto unlink = [&](std::int32_t v) {
-    const std::int32_t b = deg[v];
-    if (prev[v] >= 0) next[prev[v]] = next[v];
-    else head[b] = next[v];
-    if (next[v] >= 0) prev[next[v]] = prev[v];
-  };
-  for (std::int32_t v = n - 1; v >= 0; --v) push(v);  // heads: lowest index first
-  std::int32_t low = 0;
-  for (std::int32_t it = 0; it < n; ++it) {
-    while (head[low] < 0) ++low;
-    const std::int32_t v = head[low];
-    unlink(v);
-    done[v] = 1;
-    removed_order.push_back(v);
-    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
-      const std::int32_t u = g.adj[e];
-      if (done[u]) continue;
-      unlink(u);
-      --deg[u];
-      push(u);
-      low = std::min(low, deg[u]);
-    }
-  }
-  std::reverse(removed_order.begin(), removed_order.end());
-  return removed_order;
-}
-
-// Incidence-degree order: next the vertex with most already-ordered neighbours (ties:
-// larger degree first through the initial bucket order), starting at a max-degree vertex.
-std::vector<std::int32_t> incidence_degree_order(const Graph& g) {
-  const std::int32_t n = g.n();
+// Classes by their first column (the order ties are broken in).
+std::vector<std::int32_t> classes_by_first_column(const Graph& g) {
   std::vector<std::int32_t> order;
-  order.reserve(n);
-  if (n == 0) return order;
+  order.reserve(g.classes());
+  std::vector<char> seen(g.classes(), 0);
+  for (std::int32_t j = 0; j < g.n(); ++j)
+    if (!seen[g.cls[j]]) seen[g.cls[j]] = 1, order.push_back(g.cls[j]);
+  return order;
+}
+
+// Largest-first over classes: decreasing degree, ties by first column (stable counting sort).
+std::vector<std::int32_t> largest_first_order(const Graph& g) {
+  const auto base = classes_by_first_column(g);
   std::int32_t maxd = 0;
-  for (std::int32_t v = 0; v < n; ++v) maxd = std::max(maxd, g.degree(v));
-  // doubly linked bucket lists keyed by incidence count
-  std::vector<std::int32_t> head(maxd + 2, -1), next(n, -1), prev(n, -1), inc(n, 0);
-  std::vector<char> done(n, 0);
-  auto push = [&](std::int32_t v) {
-    const std::int32_t b = inc[v];
-    prev[v] = -1;
-    next[v] = head[b];
-    if (head[b] >= 0) prev[head[b]] = v;
-    head[b] = v;
-  };
-  auto unlink = [&](std::int32_t v) {
-    const std::int32_t b = inc[v];
-    if (prev[v] >= 0) next[prev[v]] = next[v];
-    else head[b] = next[v];
-    if (next[v] >= 0) prev[next[v]] = prev[v];
-  };
-  // push in increasing degree so that heads hold the largest degrees
-  for (std::int32_t v : [&] {
-         auto o = largest_first_order(g);
-         std::reverse(o.begin(), o.end());
-         return o;
-       }())
-    push(v);
-  std::int32_t top = 0;
-  for (std::int32_t it = 0; it < n; ++it) {
-    while (top > 0 && head[top] < 0) --top;
-    const std::int32_t v = head[top];
-    unlink(v);
-    done[v] = 1;
-    order.push_back(v);
-    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
+  for (std::int32_t c : base) maxd = std::max(maxd, g.degree(c));
+  std::vector<std::int32_t> start(maxd + 2, 0), order(base.size());
+  for (std::int32_t c : base) ++start[maxd - g.degree(c) + 1];
+  for (std::int32_t d = 0; d <= maxd; ++d) start[d + 1] += start[d];
+  for (std::int32_t c : base) order[start[maxd - g.degree(c)]++] = c;
+  return order;
+}
+
+// Bucket lists of classes keyed by a count (doubly linked; push puts a class at the head).
+struct Buckets {
+  std::vector<std::int32_t> head, next, prev, key;
+  Buckets(std::int32_t classes, std::int32_t max_key) : head(max_key + 1, -1), next(classes, -1), prev(classes, -1), key(classes, 0) {}
+  void push(std::int32_t c) {
+    prev[c] = -1;
+    next[c] = head[key[c]];
+    if (head[key[c]] >= 0) prev[head[key[c]]] = c;
+    head[key[c]] = c;
+  }
+  void unlink(std::int32_t c) {
+    if (prev[c] >= 0) next[prev[c]] = next[c];
+    else head[key[c]] = next[c];
+    if (next[c] >= 0) prev[next[c]] = prev[c];
+  }
+};
+
+// Smallest-last over classes: repeatedly remove a class of minimum remaining degree (a
+// removed class lowers its neighbours' degrees by its size); colour in reverse removal order.
+std::vector<std::int32_t> smallest_last_order(const Graph& g) {
+  const std::int32_t nc = g.classes();
+  std::vector<std::int32_t> removed;
+  removed.reserve(nc);
+  if (nc == 0) return removed;
+  std::int32_t maxd = 0;
+  for (std::int32_t c = 0; c < nc; ++c) maxd = std::max(maxd, g.degree(c));
+  Buckets b(nc, maxd);
+  std::vector<char> done(nc, 0);
+  const auto base = classes_by_first_column(g);
+  for (std::int32_t c = 0; c < nc; ++c) b.key[c] = g.degree(c);
+  for (auto it = base.rbegin(); it != base.rend(); ++it) b.push(*it);  // heads: lowest first column
+  std::int32_t low = 0;
+  for (std::int32_t step = 0; step < nc; ++step) {
+    while (b.head[low] < 0) ++low;
+    const std::int32_t c = b.head[low];
+    b.unlink(c);
+    done[c] = 1;
+    removed.push_back(c);
+    for (std::int32_t e = g.ptr[c]; e < g.ptr[c + 1]; ++e) {
       const std::int32_t u = g.adj[e];
       if (done[u]) continue;
-      unlink(u);
-      ++inc[u];
-      push(u);
-      top = std::max(top, inc[u]);
+      b.unlink(u);
+      b.key[u] = std::max(b.key[u] - g.size(c), 0);
+      b.push(u);
+      low = std::min(low, b.key[u]);
+    }
+  }
+  std::reverse(removed.begin(), removed.end());
+  return removed;
+}
+
+// Incidence-degree over classes: next the class with most already-ordered neighbour
+// vertices (ties: larger degree first through the initial bucket order).
+std::vector<std::int32_t> incidence_degree_order(const Graph& g) {
+  const std::int32_t nc = g.classes();
+  std::vector<std::int32_t> order;
+  order.reserve(nc);
+  if (nc == 0) return order;
+  Buckets b(nc, g.n() + 1);
+  std::vector<char> done(nc, 0);
+  auto lf = largest_first_order(g);
+  for (auto it = lf.rbegin(); it != lf.rend(); ++it) b.push(*it);  // heads: the largest degrees
+  std::int32_t top = 0;
+  for (std::int32_t step = 0; step < nc; ++step) {
+    while (top > 0 && b.head[top] < 0) --top;
+    const std::int32_t c = b.head[top];
+    b.unlink(c);
+    done[c] = 1;
+    order.push_back(c);
+    for (std::int32_t e = g.ptr[c]; e < g.ptr[c + 1]; ++e) {
+      const std::int32_t u = g.adj[e];
+      if (done[u]) continue;
+      b.unlink(u);
+      b.key[u] += g.size(c);
+      b.push(u);
+      top = std::max(top, b.key[u]);
     }
   }
   return order;
 }
 
-Coloring greedy(const Graph& g, const std::vector<std::int32_t>& order, ColorOrder which) {
+// Greedy colouring visiting classes in `order` (each class's members together, increasing)
+// or, when `vertex_order` is set, single vertices in that order. Colours are kept per
+// member slot shifted by one, so that "uncoloured" lands in forbidden[0] without a branch.
+Coloring greedy(const Graph& g, const std::vector<std::int32_t>& order, bool vertex_order, ColorOrder which) {
   const std::int32_t n = g.n();
   Coloring c;
   c.order = which;
   c.color.assign(n, -1);
-  std::vector<std::int32_t> forbidden(n + 1, -1);
-  for (std::int32_t v : order) {
-    for (std::int32_t e = g.begin(v); e < g.end(v); ++e) {
-      const std::int32_t k = c.color[g.adj[e]];
-      if (k >= 0) forbidden[k] = v;
+  std::vector<std::int32_t> slot(n), slot_color(n, 0), forbidden(n + 2, -1);
+  for (std::int32_t m = 0; m < n; ++m) slot[g.members[m]] = m;
+  const std::int32_t *ptr = g.ptr.data(), *adj = g.adj.data(), *mptr = g.mptr.data();
+  std::int32_t *sc = slot_color.data(), *fb = forbidden.data();
+  std::int32_t stamp = 0;
+  auto forbid_neighbours = [=](std::int32_t cls, std::int32_t st) {
+    for (const std::int32_t *e = adj + ptr[cls], *ee = adj + ptr[cls + 1]; e != ee; ++e)
+      for (std::int32_t m = mptr[*e], me = mptr[*e + 1]; m < me; ++m) fb[sc[m]] = st;
+  };
+  std::int32_t num_colors = 0;
+  auto assign = [&](std::int32_t m, std::int32_t& k) {
+    while (fb[k] == stamp) ++k;
+    sc[m] = k;
+    fb[k] = stamp;
+    c.color[g.members[m]] = k - 1;
+    num_colors = std::max(num_colors, k);
+  };
+  for (std::int32_t x : order) {
+    ++stamp;
+    std::int32_t k = 1;
+    if (vertex_order) {
+      forbid_neighbours(g.cls[x], stamp);
+      assign(slot[x], k);
+    } else {
+      forbid_neighbours(x, stamp);
+      const bool isolated = ptr[x] == ptr[x + 1];  // empty columns: all take colour 0
+      for (std::int32_t m = mptr[x]; m < mptr[x + 1]; ++m) {
+        if (isolated) k = 1, ++stamp;
+        assign(m, k);
+      }
     }
-    std::int32_t k = 0;
-    while (forbidden[k] == v) ++k;
-    c.color[v] = k;
-    c.num_colors = std::max(c.num_colors, k + 1);
   }
+  c.num_colors = num_colors;
   return c;
+}
+
+Coloring color_graph(const Graph& g, ColorOrder order, std::int32_t lower_bound) {
+  auto run = [&](ColorOrder o) {
+    switch (o) {
+      case ColorOrder::LargestFirst: return greedy(g, largest_first_order(g), false, o);
+      case ColorOrder::SmallestLast: return greedy(g, smallest_last_order(g), false, o);
+      case ColorOrder::IncidenceDegree: return greedy(g, incidence_degree_order(g), false, o);
+      default: {
+        std::vector<std::int32_t> nat(g.n());
+        std::iota(nat.begin(), nat.end(), 0);
+        return greedy(g, nat, true, ColorOrder::Natural);
+      }
+    }
+  };
+  Coloring best;
+  if (order != ColorOrder::Best) {
+    best = run(order);
+  } else {
+    bool first = true;
+    for (ColorOrder o : {ColorOrder::LargestFirst, ColorOrder::SmallestLast, ColorOrder::IncidenceDegree,
+                         ColorOrder::Natural}) {
+      Coloring c = run(o);
+      if (first || c.num_colors < best.num_colors) best = std::move(c);
+      first = false;
+      if (best.num_colors <= lower_bound) break;  // optimal: nothing can do better
+    }
+  }
+  best.lower_bound = lower_bound;
+  return best;
 }
 
 std::int32_t max_row_count(const SparsityPattern& p) {
@@ -327,35 +481,19 @@ std::int32_t max_row_count(const SparsityPattern& p) {
 
 Coloring color_columns(const SparsityPattern& p, ColorOrder order) {
   validate_pattern(p, "color_columns pattern");
-  const Graph g = column_intersection_graph(p);
-  auto run = [&](ColorOrder o) {
-    switch (o) {
-      case ColorOrder::LargestFirst: return greedy(g, largest_first_order(g), o);
-      case ColorOrder::SmallestLast: return greedy(g, smallest_last_order(g), o);
-      case ColorOrder::IncidenceDegree: return greedy(g, incidence_degree_order(g), o);
-      default: {
-        std::vector<std::int32_t> nat(g.n());
-        std::iota(nat.begin(), nat.end(), 0);
-        return greedy(g, nat, ColorOrder::Natural);
-      }
-    }
-  };
-  Coloring best;
-  const std::int32_t lb = max_row_count(p);
-  if (order != ColorOrder::Best) {
-    best = run(order);
-  } else {
-    bool first = true;
-    for (ColorOrder o : {ColorOrder::Natural, ColorOrder::LargestFirst, ColorOrder::SmallestLast,
-                         ColorOrder::IncidenceDegree}) {
-      Coloring c = run(o);
-      if (first || c.num_colors < best.num_colors) best = std::move(c);
-      first = false;
-      if (best.num_colors == lb) break;  // optimal: nothing can do better
-    }
+  return color_graph(class_graph(compress(p)), order, max_row_count(p));
+}
+
+Coloring color_compressed(const CompressedPattern& cp, ColorOrder order) {
+  validate_compressed(cp);
+  std::int32_t lb = 0;
+  for (std::size_t q = 0; q + 1 < cp.group_ptr.size(); ++q) {
+    std::int32_t cnt = 0;
+    for (std::int32_t f = cp.group_ptr[q]; f < cp.group_ptr[q + 1]; ++f)
+      cnt += cp.class_ptr[cp.group_classes[f] + 1] - cp.class_ptr[cp.group_classes[f]];
+    lb = std::max(lb, cnt);
   }
-  best.lower_bound = lb;
-  return best;
+  return color_graph(class_graph(cp), order, lb);
 }
 
 bool is_valid_coloring(const SparsityPattern& p, const Coloring& c) {

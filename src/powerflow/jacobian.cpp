@@ -11,7 +11,7 @@ namespace stardiff::powerflow {
 
 JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   JacobianPattern p;
-  const std::int32_t n = p.n = ix.size(), npvpq = ix.npvpq();
+  const std::int32_t n = p.n = ix.size(), npvpq = ix.npvpq(), npv = ix.npv();
   const std::int32_t nnzy = net.nnz();
   p.p_va.assign(nnzy, -1);
   p.p_vm.assign(nnzy, -1);
@@ -29,24 +29,36 @@ JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   };
   for (std::int32_t r = 0; r < n; ++r) p.row_ptr[r + 1] = p.row_ptr[r] + row_len(ix.row_bus[r]);
   p.col_idx.resize(p.row_ptr[n]);
-  struct Ent { std::int32_t col, e; bool vm; };
-  std::vector<Ent> ents;
+  // Columns are [Va(pv); Va(pq); Vm(pq)] with pv and pq in increasing bus order, and Ybus
+  // rows list their buses in increasing order: three passes over row i (Va of PV
+  // neighbours, Va of PQ neighbours, Vm of PQ neighbours) emit its columns already sorted.
+  // A row that comes out unsorted (an index built otherwise) is sorted with its map.
   for (std::int32_t r = 0; r < n; ++r) {
     const int i = ix.row_bus[r];
     const bool is_p = r < npvpq;
-    ents.clear();
-    for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
-      const int j = net.col_idx[e];
-      if (ix.va_var[j] >= 0) ents.push_back({ix.va_var[j], e, false});
-      if (ix.vm_var[j] >= 0) ents.push_back({ix.vm_var[j], e, true});
-    }
-    std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
+    std::int32_t* va_slot = is_p ? p.p_va.data() : p.q_va.data();
+    std::int32_t* vm_slot = is_p ? p.p_vm.data() : p.q_vm.data();
     std::int32_t pos = p.row_ptr[r];
-    for (const Ent& t : ents) {
-      p.col_idx[pos] = t.col;
-      auto& target = is_p ? (t.vm ? p.p_vm : p.p_va) : (t.vm ? p.q_vm : p.q_va);
-      target[t.e] = pos;
-      ++pos;
+    for (int pass = 0; pass < 3; ++pass)
+      for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
+        const int j = net.col_idx[e];
+        const std::int32_t col = pass == 2 ? ix.vm_var[j] : ix.va_var[j];
+        if (col < 0 || (pass < 2 && (col < npv) != (pass == 0))) continue;
+        p.col_idx[pos] = col;
+        (pass == 2 ? vm_slot : va_slot)[e] = pos;
+        ++pos;
+      }
+    if (!std::is_sorted(p.col_idx.begin() + p.row_ptr[r], p.col_idx.begin() + p.row_ptr[r + 1])) {
+      struct Ent { std::int32_t col; std::int32_t* slot; };
+      std::vector<Ent> ents;
+      for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
+        const int j = net.col_idx[e];
+        if (ix.va_var[j] >= 0) ents.push_back({ix.va_var[j], va_slot + e});
+        if (ix.vm_var[j] >= 0) ents.push_back({ix.vm_var[j], vm_slot + e});
+      }
+      std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
+      pos = p.row_ptr[r];
+      for (const Ent& t : ents) p.col_idx[pos] = t.col, *t.slot = pos++;
     }
   }
   return p;
@@ -80,12 +92,12 @@ forward::SparsityPattern JacobianPattern::csc() const {
   return s;
 }
 
-JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, forward::ColorOrder order) {
-  JacobianColoring c;
-  c.coloring = forward::color_columns(p.csc(), order);
-  if (static_cast<std::int32_t>(c.coloring.color.size()) != p.n)
-    throw Error("color_jacobian: colouring has " + std::to_string(c.coloring.color.size()) + " columns, expected " +
+JacobianColoring jacobian_coloring_maps(const JacobianPattern& p, const PfIndex& ix, forward::Coloring coloring) {
+  if (static_cast<std::int32_t>(coloring.color.size()) != p.n)
+    throw Error("jacobian_coloring_maps: colouring has " + std::to_string(coloring.color.size()) + " columns, expected " +
                 std::to_string(p.n));
+  JacobianColoring c;
+  c.coloring = std::move(coloring);
   c.bus_color_va.assign(ix.n, -1);
   c.bus_color_vm.assign(ix.n, -1);
   for (int i = 0; i < ix.n; ++i) {
@@ -95,6 +107,37 @@ JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, for
   c.entry_color.resize(p.nnz());
   for (std::int32_t k = 0; k < p.nnz(); ++k) c.entry_color[k] = c.coloring.color[p.col_idx[k]];
   return c;
+}
+
+JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, forward::ColorOrder order) {
+  return jacobian_coloring_maps(p, ix, forward::color_columns(p.csc(), order));
+}
+
+forward::Coloring color_jacobian_columns(const Network& net, const PfIndex& ix, forward::ColorOrder order) {
+  // Class k = the variables of bus pvpq(k): Va (column k) and, at a PQ bus, Vm. Row group
+  // k = the rows of that bus (P and Q have the same columns): the classes of its non-
+  // reference neighbours, in column order (PV neighbours, then PQ, each by bus index).
+  const std::int32_t npvpq = ix.npvpq(), npv = ix.npv();
+  forward::CompressedPattern cp;
+  cp.n_cols = ix.size();
+  cp.class_ptr.resize(npvpq + 1);
+  cp.class_cols.reserve(cp.n_cols);
+  cp.group_ptr.resize(npvpq + 1);
+  cp.group_classes.reserve(static_cast<std::size_t>(net.nnz()));
+  cp.class_ptr[0] = cp.group_ptr[0] = 0;
+  for (std::int32_t k = 0; k < npvpq; ++k) {
+    const int b = ix.pvpq(k);
+    cp.class_cols.push_back(ix.va_var[b]);
+    if (ix.vm_var[b] >= 0) cp.class_cols.push_back(ix.vm_var[b]);
+    cp.class_ptr[k + 1] = static_cast<std::int32_t>(cp.class_cols.size());
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::int32_t e = net.row_ptr[b]; e < net.row_ptr[b + 1]; ++e) {
+        const std::int32_t c = ix.va_var[net.col_idx[e]];
+        if (c >= 0 && (c < npv) == (pass == 0)) cp.group_classes.push_back(c);
+      }
+    cp.group_ptr[k + 1] = static_cast<std::int32_t>(cp.group_classes.size());
+  }
+  return forward::color_compressed(cp, order);
 }
 
 void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const std::vector<cplx>& sbus,

@@ -31,13 +31,18 @@ Network make_network(const Case& c) {
   const double deg = M_PI / 180.0;
   for (const Branch& br : c.branches) {
     const int f = net.net_bus[br.from], to = net.net_bus[br.to];
-    const cplx ys = 1.0 / cplx(br.r, br.x);
-    const double ratio = br.ratio != 0.0 ? br.ratio : 1.0;
-    const cplx tap = ratio * std::exp(cplx(0.0, deg * br.angle));
+    // MATPOWER: Ys = 1/(r + jx), tap = ratio e^{j angle}, Ytt = Ys + j b/2,
+    // Yff = Ytt / |tap|^2, Yft = -Ys / conj(tap), Ytf = -Ys / tap — in real arithmetic
+    // (1/conj(tap) = tap/|tap|^2), which avoids libgcc's general complex division.
+    const double zz = br.r * br.r + br.x * br.x;
+    const cplx ys(br.r / zz, -br.x / zz);
+    const double ratio = br.ratio != 0.0 ? br.ratio : 1.0, t2 = ratio * ratio;
+    const cplx unit = br.angle != 0.0 ? cplx(std::cos(deg * br.angle), std::sin(deg * br.angle)) : cplx(1.0, 0.0);
+    const cplx tap_over_t2 = unit / ratio;  // tap / |tap|^2
     const cplx ytt = ys + cplx(0.0, br.b / 2.0);
-    const cplx yff = ytt / (tap * std::conj(tap));
-    const cplx yft = -ys / std::conj(tap);
-    const cplx ytf = -ys / tap;
+    const cplx yff(ytt.real() / t2, ytt.imag() / t2);
+    const cplx yft = -(ys * tap_over_t2);
+    const cplx ytf = -(ys * std::conj(tap_over_t2));
     t.push_back({f, f, yff});
     t.push_back({f, to, yft});
     t.push_back({to, f, ytf});

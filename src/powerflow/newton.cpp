@@ -3,6 +3,13 @@
 // NewtonSystem owns everything that depends on one set of bus types: numbering, Jacobian
 // pattern and colouring, KLU symbolic analysis, workspaces and the data handles, so that
 // the iterations allocate nothing. solve() runs MATPOWER's runpf loop around it.
+//
+// Iteration k is the task chain J_k (Jacobian blocks) -> L_k (convergence check of the
+// previous mismatch, KLU factor + solve) -> U_k (update) -> M_k (mismatch blocks). The
+// submitting thread keeps one iteration queued ahead of the one it waits for, so the
+// workers never wait for it: J_{k+1} runs beside M_k, and the colouring flows straight
+// into J_1. Once L_k stops the solve (converged, diverged, singular, iteration limit) the
+// queued tasks see the status and do nothing.
 #include "stardiff/powerflow/newton.hpp"
 
 #include <amd.h>
@@ -41,10 +48,23 @@ struct Block {
 
 class NewtonSystem {
  public:
+  // Cheap: the numbering only. Then start_coloring() (a task: the colouring needs only the
+  // bus graph and the numbering), build() (the pattern, workspaces and handles; run it as
+  // a task beside the colouring) and start().
   NewtonSystem(const Network& net, const std::vector<int>& types, const std::vector<cplx>& sbus,
                const SolveOptions& o, Executor& exec)
       : net_(net), sbus_(sbus), opts_(o), exec_(exec) {
     ix_ = make_index(types);
+  }
+
+  void start_coloring() {
+    if (ix_.size() > 0) codelets::insert_pf_step(exec_, "pf_coloring", {&NewtonSystem::coloring_step, this}, hcolor_);
+  }
+
+  void build() {
+    const Network& net = net_;
+    const SolveOptions& o = opts_;
+    Executor& exec = exec_;
     pat_ = make_jacobian_pattern(net, ix_);
     const std::int32_t n = ix_.size();
     view_ = detail::make_view(net, ix_, sbus_);
@@ -83,21 +103,29 @@ class NewtonSystem {
       jac_args_.back().out_p_off = jp0;
       jac_args_.back().out_q_off = jq0;
     }
+    jac_seconds_.assign(blocks_.size(), 0.0);
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+      jac_args_[b].map_ref = &live_map_;
+      jac_args_[b].elapsed = &jac_seconds_[b];
+      jac_args_[b].dense = o.jacobian == JacobianMethod::ADDense;
+    }
+    log_.resize(static_cast<std::size_t>(o.max_iter) + 2);
+    for (int k = 0; k <= o.max_iter + 1; ++k) tickets_.push_back(std::make_unique<VariableHandle<int>>(0, "step_ticket"));
     hV_ = VectorHandle<double>(V_.data(), V_.size(), "V");
     hva_ = VectorHandle<double>(va_.data(), va_.size(), "va");
     hvm_ = VectorHandle<double>(vm_.data(), vm_.size(), "vm");
     hdx_ = VectorHandle<double>(dx_.data(), dx_.size(), "dx");
     for (auto& b : blocks_)
-      for (Handle* h : {&b->jp, &b->jq, &b->fp, &b->fq}) linsolve_reads_.push_back(h);
+      for (Handle* h : std::initializer_list<Handle*>{&b->jp, &b->jq, &b->fp, &b->fq, &b->norm}) linsolve_reads_.push_back(h);
     linsolve_reads_.push_back(&hklu_);
   }
 
-  // Submits the independent set-up steps (colouring, KLU analysis): they overlap with each
-  // other and with the first mismatch evaluation. Call from the submitting thread.
+  // After build(): submits the KLU analysis and the colour maps (once the colouring is
+  // done); they overlap with the first mismatch evaluation. Call from the submitting thread.
   void start() {
     if (ix_.size() > 0) {
-      codelets::insert_pf_step(exec_, "pf_coloring", {&NewtonSystem::coloring_step, this}, hcolor_);
       codelets::insert_pf_step(exec_, "pf_klu_analyze", {&NewtonSystem::analyze_step, this}, hklu_);
+      codelets::insert_pf_step(exec_, "pf_color_map", {&NewtonSystem::color_map_step, this}, hmap_, {in(hcolor_)});
     }
   }
 
@@ -107,8 +135,11 @@ class NewtonSystem {
 
   // Runs Newton from V (in/out). Returns the status string; fills iterations and mismatch.
   std::string run(std::vector<cplx>& V, int solve_no, NewtonResult& res, clock_type::time_point t_start) {
+    t_start_ = t_start;
     {
       auto g1 = hV_.acquire(Access::W), g2 = hva_.acquire(Access::W), g3 = hvm_.acquire(Access::W);
+      auto g4 = hstatus_.acquire(Access::W);
+      hstatus_.value() = kRunning;
       for (int i = 0; i < net_.n; ++i) {
         V_[2 * i] = V[i].real();
         V_[2 * i + 1] = V[i].imag();
@@ -116,63 +147,62 @@ class NewtonSystem {
         vm_[i] = std::abs(V[i]);
       }
     }
-    std::string status = "max_iter";
-    double norm = evaluate_mismatch();
-    report(res, solve_no, 0, norm, t_start);
-    int it = 0;
-    if (norm < opts_.tol) status = "converged";
-    else if (!std::isfinite(norm)) status = "diverged";
-    while (status == "max_iter" && it < opts_.max_iter) {
-      ++it;
-      // One iteration = one task graph and one wait: Jacobian blocks -> KLU factor + solve ->
-      // update (skipped when KLU failed) -> mismatch blocks. jacobian_s runs from the
-      // submission to the start of the KLU task, linsolve_s over the KLU task.
-      const auto t0 = clock_type::now();
-      for (std::size_t b = 0; b < blocks_.size(); ++b) {
-        jac_args_[b].map = detail::make_map(pat_, &col_);  // colouring done (waited for)
-        jac_args_[b].dense = opts_.jacobian == JacobianMethod::ADDense;
-        codelets::insert_pf_jacobian(exec_, opts_.jacobian != JacobianMethod::Analytic, jac_args_[b], hV_,
-                                     blocks_[b]->jp, blocks_[b]->jq);
-      }
-      codelets::insert_pf_linsolve(exec_, {&NewtonSystem::linsolve, this}, hdx_, hstatus_, linsolve_reads_);
-      codelets::insert_pf_update(exec_, view_, hdx_, hva_, hvm_, hV_, hstatus_);
-      const double before = norm;
-      norm = evaluate_mismatch();
-      res.jacobian_s += std::chrono::duration<double>(lin_t0_ - t0).count();
-      res.linsolve_s += std::chrono::duration<double>(lin_t1_ - lin_t0_).count();
-      bool ok;
-      {
-        auto g = hstatus_.acquire(Access::R);
-        ok = hstatus_.value() == 1;
-      }
-      if (!ok) {
-        status = "singular";
-        norm = before;
-        break;
-      }
-      report(res, solve_no, it, norm, t_start);
-      if (!std::isfinite(norm)) status = "diverged";
-      else if (norm < opts_.tol) status = "converged";
+    submit_mismatch();  // M_0
+    const int last = opts_.max_iter + 1;  // L_last only checks the final mismatch
+    submit_iteration(1);
+    int status = kRunning;
+    for (int k = 1; k <= last && status == kRunning; ++k) {
+      if (k < last) submit_iteration(k + 1);
+      { auto g = tickets_[k]->acquire(Access::R); }  // L_k has run
+      const StepLog& L = log_[k];
+      res.mismatch_history.push_back(L.norm);
+      if (opts_.on_iteration) opts_.on_iteration({solve_no, k - 1, L.norm, L.norm_known_s});
+      res.iterations += L.stepped;
+      res.jacobian_s += L.jacobian_s;
+      res.linsolve_s += L.linsolve_s;
+      res.max_mismatch = L.norm;
+      status = L.status;
     }
-    res.iterations += it;
-    res.max_mismatch = norm;
+    exec_.wait_all();  // the queued iteration's tasks (all skipped) end here
     res.klu_factors += klu_.factors();
     res.klu_refactors += klu_.refactors();
     {
       auto g = hV_.acquire(Access::R);
       for (int i = 0; i < net_.n; ++i) V[i] = cplx(V_[2 * i], V_[2 * i + 1]);
     }
-    return status;
+    switch (status) {
+      case kConverged: return "converged";
+      case kDiverged: return "diverged";
+      case kSingular: return "singular";
+      default: return "max_iter";
+    }
   }
 
  double coloring_s = 0, analyze_s = 0;
 
  private:
+  static constexpr int kRunning = 0, kConverged = 1, kDiverged = 2, kSingular = 3, kMaxIter = 4;
+  // What L_k saw and did: the mismatch norm of iteration k - 1 (and when it was known), the
+  // status it left, whether it took a Newton step, and its Jacobian and KLU times.
+  struct StepLog {
+    double norm = 0, norm_known_s = 0, jacobian_s = 0, linsolve_s = 0;
+    int status = kRunning;
+    bool stepped = false;
+  };
+
   static bool coloring_step(void* ctx) {
     auto* self = static_cast<NewtonSystem*>(ctx);
     auto t0 = clock_type::now();
-    self->col_ = color_jacobian(self->pat_, self->ix_, self->opts_.order);
+    self->columns_ = color_jacobian_columns(self->net_, self->ix_, self->opts_.order);
     self->coloring_s = seconds_since(t0);
+    return true;
+  }
+  static bool color_map_step(void* ctx) {
+    auto* self = static_cast<NewtonSystem*>(ctx);
+    auto t0 = clock_type::now();
+    self->col_ = jacobian_coloring_maps(self->pat_, self->ix_, std::move(self->columns_));
+    self->live_map_ = detail::make_map(self->pat_, &self->col_);
+    self->coloring_s += seconds_since(t0);
     return true;
   }
   static bool analyze_step(void* ctx) {
@@ -197,35 +227,51 @@ class NewtonSystem {
     self->analyze_s = seconds_since(t0);
     return true;
   }
-  // Runs inside the pf_linsolve task: the Jacobian and mismatch blocks are complete and
-  // live in the contiguous arrays J_ and F_ (CPU workers share host memory).
-  static bool linsolve(void* ctx, double* dx) {
+  // L_k, inside the pf_linsolve task (the Jacobian, mismatch and norm blocks are complete
+  // and live in J_, F_ and the block norms: CPU workers share host memory).
+  static int check_and_step(void* ctx, int k, double* dx) {
     auto* self = static_cast<NewtonSystem*>(ctx);
-    self->lin_t0_ = clock_type::now();
+    StepLog& L = self->log_[k];
+    L = StepLog{};
+    double norm = 0.0;
+    for (auto& b : self->blocks_) {
+      const double v = b->norm.value();
+      if (std::isnan(v) || std::isnan(norm)) norm = std::numeric_limits<double>::quiet_NaN();
+      else norm = std::max(norm, v);
+    }
+    L.norm = norm;
+    L.norm_known_s = seconds_since(self->t_start_);
+    if (!std::isfinite(norm)) return L.status = kDiverged;
+    if (norm < self->opts_.tol) return L.status = kConverged;
+    if (k > self->opts_.max_iter) return L.status = kMaxIter;
+    L.stepped = true;
+    for (double s : self->jac_seconds_) L.jacobian_s = std::max(L.jacobian_s, s);
+    const auto t0 = clock_type::now();
     bool ok = self->klu_.factor(self->J_.data());
     if (ok) {
       std::copy(self->F_.begin(), self->F_.begin() + self->ix_.size(), dx);
       ok = self->klu_.solve(dx, /*transpose=*/true);
     }
-    self->lin_t1_ = clock_type::now();
-    return ok;
+    L.linsolve_s = seconds_since(t0);
+    return L.status = ok ? kRunning : kSingular;
   }
 
-  double evaluate_mismatch() {
-    for (auto& b : blocks_) codelets::insert_pf_mismatch(exec_, b->args, hV_, b->fp, b->fq, b->norm);
-    exec_.wait_all();
-    double norm = 0.0;
-    for (auto& b : blocks_) {
-      auto g = b->norm.acquire(Access::R);
-      const double v = b->norm.value();
-      if (std::isnan(v)) return v;
-      norm = std::max(norm, v);
-    }
-    return norm;
+  void submit_mismatch() {
+    for (auto& b : blocks_) codelets::insert_pf_mismatch(exec_, b->args, hV_, b->fp, b->fq, b->norm, hstatus_);
   }
-  void report(NewtonResult& res, int solve_no, int it, double norm, clock_type::time_point t_start) {
-    res.mismatch_history.push_back(norm);
-    if (opts_.on_iteration) opts_.on_iteration({solve_no, it, norm, seconds_since(t_start)});
+  // J_k, L_k, U_k, M_k; for k = max_iter + 1 only the final check L_k.
+  void submit_iteration(int k) {
+    const bool step = k <= opts_.max_iter;
+    if (step)
+      for (std::size_t b = 0; b < blocks_.size(); ++b)
+        codelets::insert_pf_jacobian(exec_, opts_.jacobian != JacobianMethod::Analytic, jac_args_[b], hV_,
+                                     blocks_[b]->jp, blocks_[b]->jq, hstatus_, hmap_);
+    codelets::insert_pf_linsolve(exec_, {&NewtonSystem::check_and_step, this, k}, hdx_, hstatus_, *tickets_[k],
+                                 linsolve_reads_);
+    if (step) {
+      codelets::insert_pf_update(exec_, view_, hdx_, hva_, hvm_, hV_, hstatus_);
+      submit_mismatch();
+    }
   }
 
   const Network& net_;
@@ -241,11 +287,16 @@ class NewtonSystem {
   detail::KluSolver klu_;
   std::vector<std::unique_ptr<Block>> blocks_;
   std::vector<codelets::PfBlockArgs> jac_args_;
+  cpu::PfJacMap live_map_;            // Jacobian map, filled by the colouring step
+  std::vector<double> jac_seconds_;   // per block: run time of its last Jacobian task
+  std::vector<StepLog> log_;          // per iteration k: what L_k saw and did
+  std::vector<std::unique_ptr<VariableHandle<int>>> tickets_;  // written by L_k only
+  clock_type::time_point t_start_;
   VectorHandle<double> hV_, hva_, hvm_, hdx_;
   VariableHandle<int> hstatus_{0, "linsolve_status"};
-  VariableHandle<int> hcolor_{0, "coloring_done"}, hklu_{0, "klu_analyzed"};
+  forward::Coloring columns_;  // the colouring step's result, until the map step takes it
+  VariableHandle<int> hcolor_{0, "coloring_done"}, hmap_{0, "color_map_done"}, hklu_{0, "klu_analyzed"};
   std::vector<Handle*> linsolve_reads_;
-  clock_type::time_point lin_t0_, lin_t1_;  // start and end of the last KLU task
 };
 
 // pfsoln: generator Q (and the reference generator's P) from the solved voltages.
@@ -310,9 +361,9 @@ void update_generators(const Case& c, const Network& net, const std::vector<int>
   if (first >= 0) g.pg[first] = sinj[ref].real() * base + g.pd[ref] - others;
 }
 
-// Runs fn() as one task and waits: host-side set-up work runs on a worker while the
-// submitting thread sleeps (idle StarPU workers poll, so work on the submitting thread
-// would compete with them for the cores).
+// Runs fn() as one task and waits for it (not for other tasks in flight): host-side set-up
+// work runs on a worker while the submitting thread sleeps (idle StarPU workers poll, so
+// work on the submitting thread would compete with them for the cores).
 template <class Fn>
 void run_step(Executor& exec, const char* name, Fn& fn) {
   VariableHandle<int> token(0, name);
@@ -323,7 +374,7 @@ void run_step(Executor& exec, const char* name, Fn& fn) {
                             },
                             &fn},
                            token);
-  exec.wait_all();
+  auto done = token.acquire(Access::R);  // this step only: others may still run
 }
 
 }  // namespace
@@ -356,13 +407,13 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
   for (;;) {
     auto t_setup = clock_type::now();
     std::vector<cplx> sbus;
-    std::unique_ptr<NewtonSystem> psys;
+    NewtonSystem sys(net, types, sbus, o, exec);
+    sys.start_coloring();  // runs beside the rest of the set-up
     auto make_system = [&] {
       sbus = make_sbus(c, net, g);
-      psys = std::make_unique<NewtonSystem>(net, types, sbus, o, exec);
+      sys.build();
     };
     run_step(exec, "pf_system", make_system);
-    NewtonSystem& sys = *psys;
     res.setup_s += seconds_since(t_setup);
     sys.start();
     status = sys.run(V, res.solves, res, t_start);

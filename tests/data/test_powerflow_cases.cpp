@@ -184,6 +184,20 @@ TEST(PowerflowCases, ColoringOnRealPatterns) {
     EXPECT_GE(best.coloring.num_colors, ci.max_row);
     EXPECT_LE(best.coloring.num_colors, nat.coloring.num_colors);
     if (std::string(ci.name) == "case9241pegase") EXPECT_EQ(best.coloring.num_colors, 84);
+    // The bus-level colouring (no pattern, one class per bus) colours the same graph: valid,
+    // the same lower bound, the same colours in natural order (single columns: the classes
+    // do not matter), and the same count in every order. (Where two buses have the same
+    // neighbours the generic detection merges them into one class, so the other orders
+    // may pick different, equally many, colours.)
+    for (auto o : {forward::ColorOrder::Natural, forward::ColorOrder::LargestFirst, forward::ColorOrder::SmallestLast,
+                   forward::ColorOrder::IncidenceDegree, forward::ColorOrder::Best}) {
+      const forward::Coloring bus = color_jacobian_columns(net, ix, o);
+      const forward::Coloring gen = color_jacobian(pat, ix, o).coloring;
+      EXPECT_TRUE(forward::is_valid_coloring(pat.csc(), bus)) << ci.name;
+      EXPECT_EQ(bus.lower_bound, ci.max_row) << ci.name;
+      EXPECT_EQ(bus.num_colors, gen.num_colors) << ci.name << " " << forward::to_string(o);
+      if (o == forward::ColorOrder::Natural) EXPECT_EQ(bus.color, gen.color) << ci.name;
+    }
     // AD = analytic on every case at the start point
     const auto V0 = start_voltage(c, net, types, g, false);
     std::vector<double> ad, an;

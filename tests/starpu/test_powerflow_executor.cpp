@@ -58,7 +58,9 @@ TEST(PowerflowStarpu, PegaseCaseMatchesSequential) {
 }
 
 TEST(PowerflowStarpu, TaskGraphShape) {
-  // One pf_jacobian_ad and one pf_linsolve per iteration and block, pf_mismatch per evaluation.
+  // Iteration k = J_k (one pf_jacobian_ad per block) -> L_k (pf_linsolve) -> U_k (pf_update)
+  // -> M_k (one pf_mismatch per block). Steps 1..iterations move V, L_{iterations+1} sees
+  // convergence, and iteration iterations + 2 was already queued ahead (its tasks skip).
   const Case c = read_matpower(pftest::pf6_path());
   StarpuExecutor spu;
   RecordingExecutor rec(&spu);
@@ -67,10 +69,44 @@ TEST(PowerflowStarpu, TaskGraphShape) {
   o.blocks = 2;
   const NewtonResult r = solve(c, o);
   ASSERT_TRUE(r.converged);
+  ASSERT_LE(r.iterations + 2, o.max_iter);
+  const std::size_t submitted = r.iterations + 2;
   auto counts = rec.counts();
-  EXPECT_EQ(counts["pf_jacobian_ad"], static_cast<std::size_t>(2 * r.iterations));
-  EXPECT_EQ(counts["pf_linsolve"], static_cast<std::size_t>(r.iterations));
-  EXPECT_EQ(counts["pf_update"], static_cast<std::size_t>(r.iterations));
-  EXPECT_EQ(counts["pf_mismatch"], static_cast<std::size_t>(2 * (r.iterations + 1)));
-  EXPECT_EQ(counts["pf_step"], 4u);  // network, system set-up, colouring, KLU analysis
+  EXPECT_EQ(counts["pf_jacobian_ad"], 2 * submitted);
+  EXPECT_EQ(counts["pf_linsolve"], submitted);
+  EXPECT_EQ(counts["pf_update"], submitted);
+  EXPECT_EQ(counts["pf_mismatch"], 2 * (submitted + 1));
+  EXPECT_EQ(counts["pf_step"], 5u);  // network, system set-up, colouring, KLU analysis, colour maps
+  EXPECT_EQ(r.mismatch_history.size(), static_cast<std::size_t>(r.iterations + 1));
+  EXPECT_EQ(r.klu_factors + r.klu_refactors, r.iterations);  // the skipped iteration factors nothing
+}
+
+TEST(PowerflowStarpu, IterationLimitStopsTheQueuedIterations) {
+  // max_iter = 2 on a case that needs more: two steps, then the final check L_3 reports
+  // max_iter; nothing is queued past it, and the result equals the sequential executor's.
+  const Case c = read_matpower(pftest::pf6_path());
+  StarpuExecutor spu;
+  RecordingExecutor rec(&spu);
+  SolveOptions o;
+  o.executor = &rec;
+  o.blocks = 2;
+  o.max_iter = 2;
+  o.tol = 1e-14;
+  const NewtonResult r = solve(c, o);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.status, "max_iter");
+  EXPECT_EQ(r.iterations, 2);
+  auto counts = rec.counts();
+  EXPECT_EQ(counts["pf_linsolve"], 3u);
+  EXPECT_EQ(counts["pf_jacobian_ad"], 4u);
+  SolveOptions so = o;
+  so.executor = nullptr;
+  const NewtonResult s = solve(c, so);
+  EXPECT_EQ(s.status, "max_iter");
+  ASSERT_EQ(s.vm.size(), r.vm.size());
+  for (std::size_t b = 0; b < s.vm.size(); ++b) {
+    EXPECT_EQ(s.vm[b], r.vm[b]);
+    EXPECT_EQ(s.va_deg[b], r.va_deg[b]);
+  }
+  EXPECT_EQ(s.max_mismatch, r.max_mismatch);
 }

@@ -179,3 +179,64 @@ TEST(ForwardColoring, BadInputThrows) {
   EXPECT_THROW(decompress(p, c, B.data(), v.data()), Error);
   EXPECT_THROW(seed_matrix(p, c), Error);
 }
+
+TEST(ForwardColoring, CompressedPatternEqualsThePatternItCompresses) {
+  // Rows: r0 = r1 = {c0, c3, c4}, r2 = {c1, c2}, r3 = {c0, c1, c2, c3}. Columns c0 and c3
+  // have equal rows, as do c1 and c2: classes A = {0, 3}, B = {1, 2}, C = {4}.
+  const SparsityPattern p = pattern_from_coo(4, 5, {0, 1, 3, 2, 3, 2, 3, 0, 1, 3, 0, 1}, {0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4});
+  CompressedPattern cp;
+  cp.n_cols = 5;
+  cp.class_ptr = {0, 2, 4, 5};        // A = {0, 3}, B = {1, 2}, C = {4}
+  cp.class_cols = {0, 3, 1, 2, 4};
+  cp.group_ptr = {0, 2, 3, 5};        // rows 0/1: {A, C}; row 2: {B}; row 3: {A, B}
+  cp.group_classes = {0, 2, 1, 0, 1};
+  for (ColorOrder o : kOrders) {
+    const Coloring a = color_columns(p, o), b = color_compressed(cp, o);
+    EXPECT_TRUE(is_valid_coloring(p, b)) << to_string(o);
+    EXPECT_EQ(b.lower_bound, 4);
+    EXPECT_EQ(a.lower_bound, 4);
+    EXPECT_EQ(b.num_colors, 4) << to_string(o);  // row 3 has 4 columns: optimal
+    EXPECT_EQ(a.num_colors, b.num_colors) << to_string(o);
+  }
+  // empty columns (no rows) are independent: one colour for all of them
+  CompressedPattern empty;
+  empty.n_cols = 3;
+  empty.class_ptr = {0, 3};
+  empty.class_cols = {0, 1, 2};
+  empty.group_ptr = {0};
+  const Coloring e = color_compressed(empty, ColorOrder::LargestFirst);
+  EXPECT_EQ(e.num_colors, 1);
+  EXPECT_EQ(e.color, (std::vector<std::int32_t>{0, 0, 0}));
+  EXPECT_EQ(color_columns(pattern_from_coo(2, 3, {}, {}), ColorOrder::SmallestLast).num_colors, 1);
+}
+
+TEST(ForwardColoring, MalformedCompressedPatternThrows) {
+  CompressedPattern ok;
+  ok.n_cols = 3;
+  ok.class_ptr = {0, 2, 3};
+  ok.class_cols = {0, 2, 1};
+  ok.group_ptr = {0, 2};
+  ok.group_classes = {0, 1};
+  EXPECT_NO_THROW(color_compressed(ok));
+  auto bad = ok;
+  bad.class_cols = {0, 0, 1};  // a column in two classes
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.class_cols = {2, 0, 1};  // not increasing within a class
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.class_ptr = {0, 2};  // column 2 in no class
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.group_classes = {0, 5};  // class out of range
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.group_classes = {1, 1};  // listed twice
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.group_ptr = {0, 3};  // does not match group_classes
+  EXPECT_THROW(color_compressed(bad), Error);
+  bad = ok;
+  bad.class_ptr = {0, 0, 3};  // empty class
+  EXPECT_THROW(color_compressed(bad), Error);
+}

@@ -226,15 +226,19 @@ void pf_voltage_cpu(std::int32_t n, const double* va, const double* vm, double* 
 
 void pf_update_cpu(const PfView& v, const double* dx, double* va, double* vm, double* V) {
   const std::int32_t npvpq = v.npvpq();
+  auto set = [&](std::int32_t i) {
+    // MATPOWER then takes Vm = |V|, Va = angle(V): the same numbers up to rounding, except
+    // that angle() folds Va into (-pi, pi] and a negative Vm into (|Vm|, Va + pi). Do just
+    // that, without the atan2 and sqrt per bus.
+    if (vm[i] < 0) vm[i] = -vm[i], va[i] += M_PI;
+    if (va[i] > M_PI || va[i] <= -M_PI) va[i] = std::remainder(va[i], 2 * M_PI);
+    if (va[i] == -M_PI) va[i] = M_PI;
+    V[2 * i] = vm[i] * std::cos(va[i]);
+    V[2 * i + 1] = vm[i] * std::sin(va[i]);
+  };
   for (std::int32_t k = 0; k < npvpq; ++k) va[v.pvpq(k)] -= dx[k];
   for (std::int32_t k = 0; k < v.npq; ++k) vm[v.pq[k]] -= dx[npvpq + k];
-  for (std::int32_t i = 0; i < v.n; ++i) {
-    const double re = vm[i] * std::cos(va[i]), im = vm[i] * std::sin(va[i]);
-    V[2 * i] = re;
-    V[2 * i + 1] = im;
-    vm[i] = std::sqrt(re * re + im * im);  // |V| (std::abs would use hypot: same to rounding)
-    va[i] = std::atan2(im, re);
-  }
+  for (std::int32_t k = 0; k < npvpq; ++k) set(v.pvpq(k));  // the reference bus keeps its V
 }
 
 }  // namespace stardiff::cpu

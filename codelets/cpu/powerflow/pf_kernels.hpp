@@ -15,8 +15,9 @@
 //                     sparse = true touches only the structurally non-zero partials (the
 //                     colours of the row's columns: O(degree) per row); false carries all N
 //                     partials through every dual operation (the classical dense sweep).
-//   pf_update_cpu:    Va(pv,pq) -= dx(...), Vm(pq) -= dx(...), then V = Vm e^{jVa} and
-//                     Vm = |V|, Va = angle(V) (MATPOWER newtonpf's update), for all buses.
+//   pf_update_cpu:    Va(pv,pq) -= dx(...), Vm(pq) -= dx(...), then V = Vm e^{jVa} at the
+//                     PV and PQ buses (MATPOWER newtonpf's update; its Vm = |V|, Va =
+//                     angle(V) is done as the sign and angle folding it amounts to).
 #pragma once
 #include <cstdint>
 

@@ -9,9 +9,19 @@
 //  * color_columns returns a distance-2 colouring of the column intersection graph
 //    (partial colouring of the bipartite graph): two columns sharing a row never share
 //    a colour, so J * seed (seed(j, color[j]) = 1) determines every nonzero of J.
-//    lower_bound = max nonzeros in a row. Order::Best tries all orders, keeps the fewest
-//    (ties: the first in natural, largest-first, smallest-last, incidence-degree order).
+//    lower_bound = max nonzeros in a row. The graph is kept per class of columns with
+//    equal row sets (members of a class are mutually adjacent and coloured together).
+//    Orders: natural visits single columns by index; largest-first, smallest-last and
+//    incidence-degree order the classes (ties by first column). Order::Best tries
+//    largest-first, smallest-last, incidence-degree, natural and keeps the fewest colours
+//    (ties: the first tried); it stops at the first colouring that reaches lower_bound.
 //    Deterministic: the same pattern always gives the same colouring.
+//  * color_compressed is the same colouring from a pattern already given in compressed
+//    form (a caller who knows its structure, e.g. the power-flow Jacobian, skips the class
+//    detection): column classes (each column in exactly one, increasing within it) and row
+//    groups (one per distinct row, listing the column classes it touches; a pattern's rows
+//    with equal column sets may share a group). lower_bound = max columns in a group.
+//    Malformed input throws Error.
 //  * seed_matrix is the n_cols x num_colors 0/1 matrix S (row-major: S[j * num_colors + c]).
 //  * decompress reads the compressed Jacobian B (n_rows x num_colors, row-major:
 //    B[i * num_colors + c]) into CSC values laid out exactly as the pattern.
@@ -46,6 +56,13 @@ struct Coloring {
 };
 
 Coloring color_columns(const SparsityPattern& p, ColorOrder order = ColorOrder::Best);
+
+struct CompressedPattern {
+  std::int32_t n_cols = 0;
+  std::vector<std::int32_t> class_ptr, class_cols;     // class c: columns class_cols[class_ptr[c] ..)
+  std::vector<std::int32_t> group_ptr, group_classes;  // row group g: classes group_classes[group_ptr[g] ..)
+};
+Coloring color_compressed(const CompressedPattern& p, ColorOrder order = ColorOrder::Best);
 // True when no two columns of one colour share a row (structurally orthogonal) and the
 // colouring has the pattern's size with colours in [0, num_colors).
 bool is_valid_coloring(const SparsityPattern& p, const Coloring& c);

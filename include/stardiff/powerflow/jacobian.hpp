@@ -5,8 +5,13 @@
 //    columns [Va(pv); Va(pq); Vm(pq)]) derived from the Ybus structure, in CSR (columns
 //    sorted within a row), plus per Ybus CSR entry e = (i, j) the CSR positions of
 //    dP_i/dVa_j, dP_i/dVm_j, dQ_i/dVa_j, dQ_i/dVm_j (-1 where absent).
-//  * JacobianColoring holds a column colouring of that pattern (forward::color_columns on
-//    its CSC form) and the per-bus / per-entry colour maps the AD kernel reads.
+//  * JacobianColoring holds a column colouring of that pattern and the per-bus / per-entry
+//    colour maps the AD kernel reads. color_jacobian colours the pattern's CSC form with
+//    forward::color_columns (generic: it detects the classes itself); color_jacobian_columns
+//    colours the same column intersection graph straight from the bus graph (Ybus
+//    structure: the columns of a bus form one class, the rows of a bus one row group) with
+//    forward::color_compressed, without the pattern — so it can run while the pattern is
+//    built; jacobian_coloring_maps then adds the maps.
 //  * analytic_jacobian: values per non-zero from MATPOWER's dSbus_dV (the oracle and peer).
 //    ad_jacobian: values by coloured forward-mode AD of the residual (Dual<N>, one partial
 //    per colour; only the structurally non-zero partials touched, or all with dense). fd_jacobian: coloured central differences of the residual (step h).
@@ -39,6 +44,8 @@ struct JacobianColoring {
   std::vector<std::int32_t> entry_color;                 // per CSR entry
 };
 JacobianColoring color_jacobian(const JacobianPattern& p, const PfIndex& ix, forward::ColorOrder order);
+forward::Coloring color_jacobian_columns(const Network& net, const PfIndex& ix, forward::ColorOrder order);
+JacobianColoring jacobian_coloring_maps(const JacobianPattern& p, const PfIndex& ix, forward::Coloring coloring);
 
 void analytic_jacobian(const Network& net, const PfIndex& ix, const JacobianPattern& p, const std::vector<cplx>& sbus,
                        const std::vector<cplx>& V, std::vector<double>& values);

@@ -8,9 +8,12 @@
 //    analytic per-non-zero formulas. The Jacobian pattern and colouring are computed once per
 //    set of bus types, KLU analyzes once and refactors each iteration; no vector or matrix is
 //    allocated per iteration. All work is tasks on options.executor (a SequentialExecutor when null;
-//    it must execute the tasks): set-up steps (network, pattern; then colouring and KLU
-//    analysis overlapping the first mismatch), residual and Jacobian rows over blocks of
-//    buses, the KLU factor + solve, the update. The calling thread only submits and waits.
+//    it must execute the tasks): set-up steps (the network; then the colouring, from the
+//    bus graph, beside the pattern and workspaces; then the KLU analysis and the colour
+//    maps beside the first mismatch), residual and Jacobian rows over blocks of buses, the
+//    convergence check with the KLU factor + solve, the update. The calling thread only
+//    submits and waits, one iteration ahead of the one it waits for (the queued tasks
+//    skip themselves once the solve has stopped).
 //  * q_limits: MATPOWER's enforce_q_lims = 1 (legacy runpf): after a converged solve, every
 //    in-service generator whose Q (bus injection + Qd, shared between generators at a bus in
 //    proportion to their Q ranges, pfsoln) violates a limit by more than 5e-6 MVAr is fixed
