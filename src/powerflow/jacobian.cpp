@@ -19,46 +19,48 @@ JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   p.q_vm.assign(nnzy, -1);
   p.row_ptr.assign(n + 1, 0);
   // Row lengths: P_i and Q_i both have the Va/Vm variables of the neighbours of i.
-  auto row_len = [&](int i) {
+  for (std::int32_t k = 0; k < npvpq; ++k) {
+    const int i = ix.pvpq(k);
     std::int32_t c = 0;
     for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
       const int j = net.col_idx[e];
       c += (ix.va_var[j] >= 0) + (ix.vm_var[j] >= 0);
     }
-    return c;
-  };
-  for (std::int32_t r = 0; r < n; ++r) p.row_ptr[r + 1] = p.row_ptr[r] + row_len(ix.row_bus[r]);
+    p.row_ptr[k + 1] = c;
+    if (ix.q_row[i] >= 0) p.row_ptr[ix.q_row[i] + 1] = c;
+  }
+  for (std::int32_t r = 0; r < n; ++r) p.row_ptr[r + 1] += p.row_ptr[r];
   p.col_idx.resize(p.row_ptr[n]);
   // Columns are [Va(pv); Va(pq); Vm(pq)] with pv and pq in increasing bus order, and Ybus
   // rows list their buses in increasing order: three passes over row i (Va of PV
-  // neighbours, Va of PQ neighbours, Vm of PQ neighbours) emit its columns already sorted.
-  // A row that comes out unsorted (an index built otherwise) is sorted with its map.
-  for (std::int32_t r = 0; r < n; ++r) {
-    const int i = ix.row_bus[r];
-    const bool is_p = r < npvpq;
-    std::int32_t* va_slot = is_p ? p.p_va.data() : p.q_va.data();
-    std::int32_t* vm_slot = is_p ? p.p_vm.data() : p.q_vm.data();
-    std::int32_t pos = p.row_ptr[r];
+  // neighbours, Va of PQ neighbours, Vm of PQ neighbours) emit its columns already sorted
+  // (a row that comes out unsorted — an index built otherwise — is sorted). The Q row of a
+  // PQ bus is a copy of its P row.
+  struct Ent { std::int32_t col, e; bool vm; };
+  std::vector<Ent> ents;
+  for (std::int32_t k = 0; k < npvpq; ++k) {
+    const int i = ix.pvpq(k);
+    ents.clear();
     for (int pass = 0; pass < 3; ++pass)
       for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
         const int j = net.col_idx[e];
         const std::int32_t col = pass == 2 ? ix.vm_var[j] : ix.va_var[j];
         if (col < 0 || (pass < 2 && (col < npv) != (pass == 0))) continue;
-        p.col_idx[pos] = col;
-        (pass == 2 ? vm_slot : va_slot)[e] = pos;
+        ents.push_back({col, e, pass == 2});
+      }
+    if (!std::is_sorted(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; }))
+      std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
+    for (int q = 0; q < 2; ++q) {
+      const std::int32_t r = q == 0 ? k : ix.q_row[i];
+      if (r < 0) break;
+      std::int32_t* va_slot = q == 0 ? p.p_va.data() : p.q_va.data();
+      std::int32_t* vm_slot = q == 0 ? p.p_vm.data() : p.q_vm.data();
+      std::int32_t pos = p.row_ptr[r];
+      for (const Ent& t : ents) {
+        p.col_idx[pos] = t.col;
+        (t.vm ? vm_slot : va_slot)[t.e] = pos;
         ++pos;
       }
-    if (!std::is_sorted(p.col_idx.begin() + p.row_ptr[r], p.col_idx.begin() + p.row_ptr[r + 1])) {
-      struct Ent { std::int32_t col; std::int32_t* slot; };
-      std::vector<Ent> ents;
-      for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
-        const int j = net.col_idx[e];
-        if (ix.va_var[j] >= 0) ents.push_back({ix.va_var[j], va_slot + e});
-        if (ix.vm_var[j] >= 0) ents.push_back({ix.vm_var[j], vm_slot + e});
-      }
-      std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
-      pos = p.row_ptr[r];
-      for (const Ent& t : ents) p.col_idx[pos] = t.col, *t.slot = pos++;
     }
   }
   return p;

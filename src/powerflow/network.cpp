@@ -20,14 +20,29 @@ Network make_network(const Case& c) {
     }
   const int n = net.n = static_cast<int>(net.case_bus.size());
 
-  // Triplets: diagonal of every bus, then four entries per branch.
-  struct T { std::int32_t r, c; cplx v; };
-  std::vector<T> t;
-  t.reserve(n + 4 * c.branches.size());
+  // Entries in MATPOWER's triplet order (each bus's shunt, then per branch (f,f), (f,t),
+  // (t,f), (t,t)) go straight into their rows: the diagonal accumulates in that order, the
+  // off-diagonals of a row are kept in that order, stably sorted by column and summed where
+  // they repeat (parallel branches) — the same sums, in the same order, as assembling the
+  // triplets.
+  std::vector<cplx> diag(n);
   for (int i = 0; i < n; ++i) {
     const Bus& b = c.buses[net.case_bus[i]];
-    t.push_back({i, i, cplx(b.gs, b.bs) / c.base_mva});
+    diag[i] = cplx(b.gs, b.bs) / c.base_mva;
   }
+  std::vector<std::int32_t> start(n + 1, 0);
+  for (const Branch& br : c.branches) {
+    const int f = net.net_bus[br.from], to = net.net_bus[br.to];
+    if (f != to) ++start[f + 1], ++start[to + 1];
+  }
+  for (int i = 0; i < n; ++i) start[i + 1] += start[i];
+  struct Off { std::int32_t col; cplx v; };
+  std::vector<Off> off(start[n]);
+  std::vector<std::int32_t> fill(start.begin(), start.end() - 1);
+  auto add = [&](int r, int col, cplx v) {
+    if (r == col) diag[r] += v;
+    else off[fill[r]++] = {col, v};
+  };
   const double deg = M_PI / 180.0;
   for (const Branch& br : c.branches) {
     const int f = net.net_bus[br.from], to = net.net_bus[br.to];
@@ -43,59 +58,51 @@ Network make_network(const Case& c) {
     const cplx yff(ytt.real() / t2, ytt.imag() / t2);
     const cplx yft = -(ys * tap_over_t2);
     const cplx ytf = -(ys * std::conj(tap_over_t2));
-    t.push_back({f, f, yff});
-    t.push_back({f, to, yft});
-    t.push_back({to, f, ytf});
-    t.push_back({to, to, ytt});
+    add(f, f, yff);
+    add(f, to, yft);
+    add(to, f, ytf);
+    add(to, to, ytt);
   }
-  // CSC: bucket by column (stable counting sort), order each column by row (stable insertion
-  // sort: columns are short), sum duplicates in triplet order (deterministic).
-  std::vector<std::int32_t> cnt(n + 1, 0);
-  for (const T& e : t) ++cnt[e.c + 1];
-  for (int j = 0; j < n; ++j) cnt[j + 1] += cnt[j];
-  std::vector<std::int32_t> order(t.size());
-  {
-    std::vector<std::int32_t> next(cnt.begin(), cnt.end() - 1);
-    for (std::size_t k = 0; k < t.size(); ++k) order[next[t[k].c]++] = static_cast<std::int32_t>(k);
-  }
-  for (int j = 0; j < n; ++j)
-    for (std::int32_t a = cnt[j] + 1; a < cnt[j + 1]; ++a) {
-      const std::int32_t key = order[a];
-      std::int32_t b = a - 1;
-      while (b >= cnt[j] && t[order[b]].r > t[key].r) {
-        order[b + 1] = order[b];
-        --b;
-      }
-      order[b + 1] = key;
+  // CSR: per row, sort the off-diagonals by column (stable insertion sort: rows are short),
+  // sum repeats, and place the diagonal.
+  net.row_ptr.assign(n + 1, 0);
+  net.col_idx.reserve(off.size() + n);
+  net.y_row.reserve(off.size() + n);
+  for (int i = 0; i < n; ++i) {
+    Off* rb = off.data() + start[i];
+    Off* re = off.data() + start[i + 1];
+    for (Off* a = rb + 1; a < re; ++a) {
+      const Off key = *a;
+      Off* q = a;
+      while (q > rb && (q - 1)->col > key.col) *q = *(q - 1), --q;
+      *q = key;
     }
-  net.col_ptr.assign(n + 1, 0);
-  net.row_idx.reserve(t.size());
-  net.y.reserve(t.size());
-  for (int j = 0; j < n; ++j) {
-    for (std::int32_t a = cnt[j]; a < cnt[j + 1]; ++a) {
-      const T& e = t[order[a]];
-      if (a > cnt[j] && t[order[a - 1]].r == e.r) {
-        net.y.back() += e.v;
+    bool diag_done = false;
+    for (Off* a = rb; a < re; ++a) {
+      if (!diag_done && a->col > i) net.col_idx.push_back(i), net.y_row.push_back(diag[i]), diag_done = true;
+      if (a > rb && (a - 1)->col == a->col) {
+        net.y_row.back() += a->v;
         continue;
       }
-      net.row_idx.push_back(e.r);
-      net.y.push_back(e.v);
+      net.col_idx.push_back(a->col);
+      net.y_row.push_back(a->v);
     }
-    net.col_ptr[j + 1] = static_cast<std::int32_t>(net.row_idx.size());
+    if (!diag_done) net.col_idx.push_back(i), net.y_row.push_back(diag[i]);
+    net.row_ptr[i + 1] = static_cast<std::int32_t>(net.col_idx.size());
   }
-  // CSR by transposition (rows of CSR come out sorted).
-  const std::int32_t nnz = net.nnz();
-  net.row_ptr.assign(n + 1, 0);
-  for (std::int32_t k = 0; k < nnz; ++k) ++net.row_ptr[net.row_idx[k] + 1];
-  for (int i = 0; i < n; ++i) net.row_ptr[i + 1] += net.row_ptr[i];
-  net.col_idx.resize(nnz);
-  net.y_row.resize(nnz);
-  std::vector<std::int32_t> next(net.row_ptr.begin(), net.row_ptr.end() - 1);
-  for (int j = 0; j < n; ++j)
-    for (std::int32_t k = net.col_ptr[j]; k < net.col_ptr[j + 1]; ++k) {
-      const std::int32_t p = next[net.row_idx[k]]++;
-      net.col_idx[p] = j;
-      net.y_row[p] = net.y[k];
+  // CSC by transposition (rows come out sorted within each column).
+  const std::int32_t nnz = net.row_ptr[n];
+  net.col_ptr.assign(n + 1, 0);
+  for (std::int32_t k = 0; k < nnz; ++k) ++net.col_ptr[net.col_idx[k] + 1];
+  for (int j = 0; j < n; ++j) net.col_ptr[j + 1] += net.col_ptr[j];
+  net.row_idx.resize(nnz);
+  net.y.resize(nnz);
+  std::vector<std::int32_t> next(net.col_ptr.begin(), net.col_ptr.end() - 1);
+  for (int i = 0; i < n; ++i)
+    for (std::int32_t k = net.row_ptr[i]; k < net.row_ptr[i + 1]; ++k) {
+      const std::int32_t p = next[net.col_idx[k]]++;
+      net.row_idx[p] = i;
+      net.y[p] = net.y_row[k];
     }
   return net;
 }
