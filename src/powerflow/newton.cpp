@@ -60,6 +60,10 @@ class NewtonSystem {
   void start_coloring() {
     if (ix_.size() > 0) codelets::insert_pf_step(exec_, "pf_coloring", {&NewtonSystem::coloring_step, this}, hcolor_);
   }
+  // The bus ordering for KLU (a task; submit it after build() so that build goes first).
+  void start_ordering() {
+    if (ix_.size() > 0) codelets::insert_pf_step(exec_, "pf_ordering", {&NewtonSystem::ordering_step, this}, hordered_);
+  }
 
   void build() {
     const Network& net = net_;
@@ -124,7 +128,7 @@ class NewtonSystem {
   // done); they overlap with the first mismatch evaluation. Call from the submitting thread.
   void start() {
     if (ix_.size() > 0) {
-      codelets::insert_pf_step(exec_, "pf_klu_analyze", {&NewtonSystem::analyze_step, this}, hklu_);
+      codelets::insert_pf_step(exec_, "pf_klu_analyze", {&NewtonSystem::analyze_step, this}, hklu_, {in(hordered_)});
       codelets::insert_pf_step(exec_, "pf_color_map", {&NewtonSystem::color_map_step, this}, hmap_, {in(hcolor_)});
     }
   }
@@ -205,26 +209,34 @@ class NewtonSystem {
     self->coloring_s += seconds_since(t0);
     return true;
   }
+  // KLU's fill-reducing ordering: AMD on the bus graph (Ybus pattern, n buses instead of
+  // npv + 2 npq variables), each bus expanded to its Va and Vm variables — the 2x2 block
+  // structure of the power-flow Jacobian. Needs only the network and the numbering.
+  static bool ordering_step(void* ctx) {
+    auto* self = static_cast<NewtonSystem*>(ctx);
+    auto t0 = clock_type::now();
+    const Network& net = self->net_;
+    std::vector<std::int32_t> bus_perm(net.n);
+    self->perm_.clear();
+    self->perm_.reserve(self->ix_.size());
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    if (amd_order(net.n, net.col_ptr.data(), net.row_idx.data(), bus_perm.data(), control, info) == AMD_OK)
+      for (std::int32_t b : bus_perm) {
+        if (self->ix_.va_var[b] >= 0) self->perm_.push_back(self->ix_.va_var[b]);
+        if (self->ix_.vm_var[b] >= 0) self->perm_.push_back(self->ix_.vm_var[b]);
+      }
+    self->analyze_s = seconds_since(t0);
+    return true;
+  }
+  // KLU sees CSR(J) as CSC(J^T); the solve uses the transpose.
   static bool analyze_step(void* ctx) {
     auto* self = static_cast<NewtonSystem*>(ctx);
     auto t0 = clock_type::now();
-    // KLU sees CSR(J) as CSC(J^T); the solve uses the transpose. Ordering: AMD on the bus
-    // graph (Ybus pattern, n buses instead of npv + 2 npq variables), each bus expanded to
-    // its Va and Vm variables — the 2x2 block structure of the power-flow Jacobian.
-    const Network& net = self->net_;
-    std::vector<std::int32_t> bus_perm(net.n), perm;
-    perm.reserve(self->ix_.size());
-    double control[AMD_CONTROL], info[AMD_INFO];
-    amd_defaults(control);
-    const bool ok = amd_order(net.n, net.col_ptr.data(), net.row_idx.data(), bus_perm.data(), control, info) == AMD_OK;
-    if (ok)
-      for (std::int32_t b : bus_perm) {
-        if (self->ix_.va_var[b] >= 0) perm.push_back(self->ix_.va_var[b]);
-        if (self->ix_.vm_var[b] >= 0) perm.push_back(self->ix_.vm_var[b]);
-      }
+    const bool ordered = self->perm_.size() == static_cast<std::size_t>(self->ix_.size());
     self->klu_.analyze(self->ix_.size(), self->pat_.row_ptr.data(), self->pat_.col_idx.data(),
-                       ok ? perm.data() : nullptr);
-    self->analyze_s = seconds_since(t0);
+                       ordered ? self->perm_.data() : nullptr);
+    self->analyze_s += seconds_since(t0);
     return true;
   }
   // L_k, inside the pf_linsolve task (the Jacobian, mismatch and norm blocks are complete
@@ -295,7 +307,9 @@ class NewtonSystem {
   VectorHandle<double> hV_, hva_, hvm_, hdx_;
   VariableHandle<int> hstatus_{0, "linsolve_status"};
   forward::Coloring columns_;  // the colouring step's result, until the map step takes it
-  VariableHandle<int> hcolor_{0, "coloring_done"}, hmap_{0, "color_map_done"}, hklu_{0, "klu_analyzed"};
+  std::vector<std::int32_t> perm_;  // the ordering step's result (empty if AMD failed)
+  VariableHandle<int> hcolor_{0, "coloring_done"}, hmap_{0, "color_map_done"}, hordered_{0, "ordering_done"},
+      hklu_{0, "klu_analyzed"};
   std::vector<Handle*> linsolve_reads_;
 };
 
@@ -361,20 +375,26 @@ void update_generators(const Case& c, const Network& net, const std::vector<int>
   if (first >= 0) g.pg[first] = sinj[ref].real() * base + g.pd[ref] - others;
 }
 
-// Runs fn() as one task and waits for it (not for other tasks in flight): host-side set-up
-// work runs on a worker while the submitting thread sleeps (idle StarPU workers poll, so
-// work on the submitting thread would compete with them for the cores).
+// submit_step runs fn() as one task and returns the token it writes; run_step also waits
+// for it (not for other tasks in flight). Host-side set-up work runs on a worker while the
+// submitting thread sleeps (idle StarPU workers poll, so work on the submitting thread
+// would compete with them for the cores).
 template <class Fn>
-void run_step(Executor& exec, const char* name, Fn& fn) {
-  VariableHandle<int> token(0, name);
+std::unique_ptr<VariableHandle<int>> submit_step(Executor& exec, const char* name, Fn& fn) {
+  auto token = std::make_unique<VariableHandle<int>>(0, name);
   codelets::insert_pf_step(exec, name,
                            {+[](void* ctx) {
                               (*static_cast<Fn*>(ctx))();
                               return true;
                             },
                             &fn},
-                           token);
-  auto done = token.acquire(Access::R);  // this step only: others may still run
+                           *token);
+  return token;
+}
+template <class Fn>
+void run_step(Executor& exec, const char* name, Fn& fn) {
+  auto token = submit_step(exec, name, fn);
+  auto done = token->acquire(Access::R);  // this step only: others may still run
 }
 
 }  // namespace
@@ -413,7 +433,11 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
       sbus = make_sbus(c, net, g);
       sys.build();
     };
-    run_step(exec, "pf_system", make_system);
+    {
+      auto built = submit_step(exec, "pf_system", make_system);
+      sys.start_ordering();  // after the set-up step: a worker takes it once free
+      auto done = built->acquire(Access::R);
+    }
     res.setup_s += seconds_since(t_setup);
     sys.start();
     status = sys.run(V, res.solves, res, t_start);

@@ -76,7 +76,7 @@ TEST(PowerflowStarpu, TaskGraphShape) {
   EXPECT_EQ(counts["pf_linsolve"], submitted);
   EXPECT_EQ(counts["pf_update"], submitted);
   EXPECT_EQ(counts["pf_mismatch"], 2 * (submitted + 1));
-  EXPECT_EQ(counts["pf_step"], 5u);  // network, system set-up, colouring, KLU analysis, colour maps
+  EXPECT_EQ(counts["pf_step"], 6u);  // network, system set-up, colouring, ordering, KLU analysis, colour maps
   EXPECT_EQ(r.mismatch_history.size(), static_cast<std::size_t>(r.iterations + 1));
   EXPECT_EQ(r.klu_factors + r.klu_refactors, r.iterations);  // the skipped iteration factors nothing
 }
