@@ -1,7 +1,7 @@
 # StardiffDependencies.cmake — finds what stardiff links and probes StarPU's build.
 #
 # Defines the INTERFACE target `stardiff_deps` (StarPU, hwloc, OpenBLAS, LAPACKE,
-# METIS, SuiteSparse AMD/KLU, zlib) and the variables STARPU_MODULE, STARPU_VERSION,
+# METIS, SuiteSparse AMD/KLU/LDL, zlib) and the variables STARPU_MODULE, STARPU_VERSION,
 # STARPU_HAS_CUDA, STARPU_HAS_MPI, STARPU_MAXCPUS, STARPU_NMAXBUFS.
 find_package(PkgConfig REQUIRED)
 
@@ -43,6 +43,7 @@ stardiff_find_lib(LAPACKE lapacke lapacke.h)
 stardiff_find_lib(METIS metis metis.h)
 stardiff_find_lib(AMD amd amd.h)
 stardiff_find_lib(KLU klu klu.h)
+stardiff_find_lib(LDL ldl ldl.h)
 stardiff_find_lib(BTF btf btf.h)
 stardiff_find_lib(COLAMD colamd colamd.h)
 stardiff_find_lib(SSCONFIG suitesparseconfig SuiteSparse_config.h)
@@ -52,7 +53,7 @@ find_package(Threads REQUIRED)
 add_library(stardiff_deps INTERFACE)
 target_link_libraries(stardiff_deps INTERFACE
   PkgConfig::STARPU PkgConfig::HWLOC
-  ${KLU_LIB} ${AMD_LIB} ${BTF_LIB} ${COLAMD_LIB} ${SSCONFIG_LIB} ${METIS_LIB}
+  ${KLU_LIB} ${LDL_LIB} ${AMD_LIB} ${BTF_LIB} ${COLAMD_LIB} ${SSCONFIG_LIB} ${METIS_LIB}
   ${LAPACKE_LIB} ${OPENBLAS_LIB} ZLIB::ZLIB Threads::Threads)
 target_include_directories(stardiff_deps INTERFACE
   ${OPENBLAS_INC} ${LAPACKE_INC} ${METIS_INC} ${AMD_INC})

@@ -207,7 +207,7 @@ RunResult run_stardiff(const Problem& p, bool starpu, Ordering ordering) {
     o.ordering = ordering;
     Ldlt ldlt(o);
     auto t0 = Clock::now();
-    const AnalyzeInfo& ai = ldlt.analyze(p.A);
+    const AnalyzeInfo& ai = ldlt.analyze(p.A, &exec);
     r.analyze_s = since(t0);
     r.flops = ai.flops;
     t0 = Clock::now();
@@ -221,7 +221,7 @@ RunResult run_stardiff(const Problem& p, bool starpu, Ordering ordering) {
     r.negative = fi.inertia.neg;
     char d[256];
     std::snprintf(d, sizeof d, "mode=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
-                  ai.mode.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
+                  fi.mode.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
                   static_cast<long long>(fi.tasks), static_cast<long long>(fi.two_by_two),
                   static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots), int(fi.singular),
                   ldlt.solve_info().refine_iters);

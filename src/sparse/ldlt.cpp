@@ -16,6 +16,10 @@
 #include <limits>
 #include <numeric>
 
+extern "C" {
+#include <ldl.h>  // SuiteSparse LDL has no C++ guards
+}
+
 #include "sparse/ldlt_internal.hpp"
 #include "starpu/sparse/cl_ldlt.hpp"
 #include "stardiff/runtime/error.hpp"
@@ -77,6 +81,11 @@ struct Ldlt::State {
   std::vector<double> scale;  // per original index
   std::vector<detail::NodeFactor> nodes;
   std::vector<detail::NodeCb> cbs;
+  struct Simplicial {  // SuiteSparse LDL's factors of P S A S P^T (simplicial mode)
+    std::vector<int> li;
+    std::vector<double> lx, d;
+    bool ok = false;  // the last factorization is this one
+  } simp;
   std::vector<detail::NodeStats> stats;
   FactorInfo finfo;
   SolveInfo sinfo;
@@ -89,6 +98,7 @@ Ldlt::Ldlt(LdltOptions opts) : s_(std::make_unique<State>()) {
   require(opts.max_refine >= 0, "LdltOptions: max_refine must be >= 0");
   require(opts.block_size >= 2, "LdltOptions: block_size must be >= 2");
   require(opts.zero_pivot >= 0, "LdltOptions: zero_pivot must be >= 0");
+  require(opts.simplicial_switch >= 0, "LdltOptions: simplicial_switch must be >= 0");
   s_->opts = std::move(opts);
 }
 Ldlt::~Ldlt() = default;
@@ -107,6 +117,12 @@ std::uint64_t Ldlt::factor_hash() const {
     const auto* c = static_cast<const unsigned char*>(p);
     for (std::size_t i = 0; i < bytes; ++i) h = (h ^ c[i]) * 1099511628211ull;
   };
+  if (s_->simp.ok) {
+    mix(s_->simp.li.data(), s_->simp.li.size() * sizeof(int));
+    mix(s_->simp.lx.data(), s_->simp.lx.size() * sizeof(double));
+    mix(s_->simp.d.data(), s_->simp.d.size() * sizeof(double));
+    return h;
+  }
   for (const auto& f : s_->nodes) {
     mix(f.idx.data(), f.idx.size() * sizeof(int));
     mix(f.L.data(), f.L.size() * sizeof(double));
@@ -117,12 +133,13 @@ std::uint64_t Ldlt::factor_hash() const {
   return h;
 }
 
-const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A) {
+const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
   st.analyzed = st.factored = false;
   st.nodes.clear();
   st.a = CscMatrix32{};
-  detail::analyze_pattern(A, st.opts, st.sym);
+  if (exec) run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
+  else detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
   st.ainfo = AnalyzeInfo{};
   st.ainfo.n = S.n;
@@ -142,7 +159,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A) {
     const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
     st.ainfo.tasks += codelets::count_ldlt_big_tasks(m0, ncol, st.opts.block_size, 4 * st.opts.block_size);
   }
-  st.ainfo.mode = S.single_task ? "single-task" : "tree";
+  st.ainfo.mode = S.simplicial ? "simplicial" : S.single_task ? "single-task" : "tree";
   st.perm32.assign(S.perm.begin(), S.perm.end());
   st.analyzed = true;
   return st.ainfo;
@@ -174,6 +191,60 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
 }
 }  // namespace
 
+namespace {
+// Simplicial mode: Ruiz scaling and SuiteSparse LDL on the upper triangle of P S A S P^T.
+// Returns false (and leaves st.simp.ok false) when a pivot is zero or too small, or a
+// multiplier exceeds 1/u: then threshold pivoting has work to do (the multifrontal path).
+bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, FactorInfo& fi) {
+  const auto& S = st.sym;
+  const int n = S.n;
+  st.anorm = norm_inf(A);
+  st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(n, 1.0);
+  std::vector<double> ux(S.ui.size());
+  double amax = 0;
+  for (int j = 0; j < n; ++j) {
+    const double sj = st.scale[S.perm[j]];
+    for (int q = S.up[j]; q < S.up[j + 1]; ++q) {
+      ux[q] = A.values[S.usrc[q]] * st.scale[S.perm[S.ui[q]]] * sj;
+      amax = std::max(amax, std::fabs(ux[q]));
+    }
+  }
+  const double small = std::max(st.opts.zero_pivot * (amax > 0 ? amax : 1.0), std::numeric_limits<double>::min());
+  auto& f = st.simp;
+  f.li.resize(S.lp[n]);
+  f.lx.resize(S.lp[n]);
+  f.d.resize(n);
+  std::vector<double> y(n);
+  std::vector<int> pattern(n), flag(n), lnz(n);
+  const int done = ldl_numeric(n, const_cast<int*>(S.up.data()), const_cast<int*>(S.ui.data()), ux.data(),
+                               const_cast<int*>(S.lp.data()), const_cast<int*>(S.lparent.data()), lnz.data(),
+                               f.li.data(), f.lx.data(), f.d.data(), y.data(), pattern.data(), flag.data(), nullptr,
+                               nullptr);
+  if (done != n) return false;
+  fi = FactorInfo{};
+  fi.min_pivot = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < n; ++k) {
+    const double a = std::fabs(f.d[k]);
+    if (!(a > small) || !std::isfinite(a)) return false;
+    (f.d[k] > 0 ? fi.inertia.pos : fi.inertia.neg)++;
+    fi.min_pivot = std::min(fi.min_pivot, a);
+    fi.max_pivot = std::max(fi.max_pivot, a);
+  }
+  const double u = st.opts.pivot_threshold;
+  if (u > 0) {
+    const double bound = 1.0 / u;
+    for (int k = 0; k < n; ++k)
+      for (int q = S.lp[k]; q < S.lp[k] + lnz[k]; ++q)
+        if (!(std::fabs(f.lx[q]) <= bound)) return false;
+  }
+  fi.flops = S.exact_flops;
+  fi.tasks = 1;
+  fi.mode = "simplicial";
+  f.ok = true;
+  return true;
+}
+}  // namespace
+
 FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
   require(st.analyzed, "Ldlt::factorize called before analyze");
@@ -200,6 +271,19 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.a.symmetric_lower = true;
   }
   st.a.values = A.values;
+  st.simp.ok = false;
+  if (S.simplicial) {
+    FactorInfo fi;
+    bool ok = false;
+    run_on_worker(ex, "ldlt_simplicial", [&] { ok = factor_simplicial(st, A, fi); });
+    if (ok) {
+      fi.factor_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fi.gflops = fi.factor_s > 0 ? fi.flops / fi.factor_s * 1e-9 : 0;
+      st.finfo = fi;
+      st.factored = true;
+      return fi;
+    }
+  }
   st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
   st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
   std::vector<double> sval(S.ai.size());
@@ -268,7 +352,8 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = ntasks;
+  fi.tasks = ntasks + (S.simplicial ? 1 : 0);
+  fi.mode = S.single_task ? "single-task" : "tree";
   fi.factor_s = secs;
   fi.gflops = secs > 0 ? fi.flops / secs * 1e-9 : 0;
   st.finfo = fi;
@@ -291,7 +376,17 @@ struct Refiner {
         const int o = S.perm[i];
         y[i + std::size_t(r) * n] = st.scale[o] * b[o + std::size_t(r) * n];
       }
-    {
+    if (st.simp.ok) {
+      run_on_worker(ex, "ldlt_solve_simplicial", [&] {
+        auto& f = st.simp;
+        for (int r = 0; r < nrhs; ++r) {
+          double* yr = y.data() + std::size_t(r) * n;
+          ldl_lsolve(n, yr, const_cast<int*>(S.lp.data()), f.li.data(), f.lx.data());
+          ldl_dsolve(n, yr, f.d.data());
+          ldl_ltsolve(n, yr, const_cast<int*>(S.lp.data()), f.li.data(), f.lx.data());
+        }
+      });
+    } else {
       auto h = Handle::matrix(y.data(), n, nrhs, n, sizeof(double), "ldlt_rhs");
       codelets::insert_ldlt_solve(ex, &S, st.nodes.data(), h);
       ex.wait_all();

@@ -86,6 +86,14 @@ struct Symbolic {
   std::int64_t nnz_l = 0, levels = 0;
   double flops = 0;
   bool single_task = false;
+  // simplicial mode (SuiteSparse LDL, up-looking, no pivoting; see ldlt.cpp): chosen for
+  // single-task problems whose exact flops / nnz(L) is below opts.simplicial_switch.
+  bool simplicial = false;
+  double exact_flops = 0;     // sum of squared column counts
+  std::int64_t exact_lnz = 0;  // sum of column counts (diagonal included)
+  std::vector<int> up, ui;    // upper triangle of P A P^T, CSC (diagonal included)
+  std::vector<std::int64_t> usrc;  // its source positions in A.values
+  std::vector<int> lp, lparent, lnz;  // ldl_symbolic: column pointers of L, etree, counts
 };
 
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.

@@ -3,11 +3,14 @@
 // Contract: analyze_pattern() takes the lower-triangle pattern of a symmetric matrix and
 // produces (see ldlt_internal.hpp): a fill-reducing ordering (SuiteSparse AMD, METIS
 // nested dissection, auto = the smaller predicted nnz(L) of both, user, natural), the
-// elimination tree (Liu) and its postorder, column counts (row-subtree traversal,
-// O(nnz(L)) time, O(n) memory), fundamental supernodes merged by relaxed amalgamation
+// elimination tree (Liu) and its postorder, column counts (Gilbert-Ng-Peyton, O(nnz(A))
+// time, O(n) memory), fundamental supernodes merged by relaxed amalgamation
 // (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
 // task plan (small subtrees grouped into one task). Deterministic for a given input.
 #include <amd.h>
+extern "C" {
+#include <ldl.h>  // SuiteSparse LDL has no C++ guards
+}
 #include <metis.h>
 
 #include <algorithm>
@@ -59,12 +62,17 @@ void permute_pattern(int n, const std::vector<int>& p, const std::vector<int>& i
   }
 }
 
-void etree(int n, const std::vector<int>& cp, const std::vector<int>& ci, std::vector<int>& parent) {
+// Elimination tree of P A P^T (Liu, with path compression), straight from the full
+// pattern of A in the old numbering: column k of the permuted matrix is column perm[k] of
+// A with its rows renumbered by iperm.
+void etree(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm,
+           const std::vector<int>& iperm, std::vector<int>& parent) {
   parent.assign(n, -1);
   std::vector<int> anc(n, -1);
-  for (int k = 0; k < n; ++k)
-    for (int q = cp[k]; q < cp[k + 1]; ++q) {
-      int i = ci[q];
+  for (int k = 0; k < n; ++k) {
+    const int o = perm[k];
+    for (int q = p[o]; q < p[o + 1]; ++q) {
+      int i = iperm[idx[q]];
       while (i != -1 && i < k) {
         int next = anc[i];
         anc[i] = k;
@@ -72,25 +80,49 @@ void etree(int n, const std::vector<int>& cp, const std::vector<int>& ci, std::v
         i = next;
       }
     }
+  }
 }
 
+// Column counts of L (diagonal included) for the permuted full pattern (cp, ci), its
+// elimination tree and a postorder of it: Gilbert, Ng and Peyton's skeleton-matrix
+// algorithm (row subtrees counted through their leaves and least common ancestors),
+// O(nnz(A) alpha(n)) time instead of one step per entry of L.
 std::vector<std::int64_t> col_counts(int n, const std::vector<int>& cp, const std::vector<int>& ci,
-                                     const std::vector<int>& parent) {
-  std::vector<std::int64_t> cnt(n, 1);
-  std::vector<int> mark(n, -1);
-  for (int i = 0; i < n; ++i) {
-    mark[i] = i;
-    for (int q = cp[i]; q < cp[i + 1]; ++q) {
-      int j = ci[q];
-      if (j >= i) continue;
-      while (mark[j] != i) {
-        mark[j] = i;
-        cnt[j]++;
-        j = parent[j];
-      }
-    }
+                                     const std::vector<int>& parent, const std::vector<int>& post) {
+  std::vector<std::int64_t> delta(n, 0);
+  std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
+  for (int k = 0; k < n; ++k) {
+    int j = post[k];
+    delta[j] = first[j] == -1 ? 1 : 0;  // a leaf of the tree
+    for (; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
   }
-  return cnt;
+  std::iota(ancestor.begin(), ancestor.end(), 0);
+  for (int k = 0; k < n; ++k) {
+    const int j = post[k];
+    if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
+    for (int q = cp[j]; q < cp[j + 1]; ++q) {
+      const int i = ci[q];
+      // is j a leaf of the i-th row subtree? (entries of the lower part only)
+      if (i <= j || first[j] <= maxfirst[i]) continue;
+      maxfirst[i] = first[j];
+      const int jprev = prevleaf[i];
+      prevleaf[i] = j;
+      delta[j]++;  // A(i, j) is in the skeleton
+      if (jprev == -1) continue;  // the first leaf: its subtree root is i itself
+      int lca = jprev;
+      while (lca != ancestor[lca]) lca = ancestor[lca];
+      for (int t = jprev; t != lca;) {  // path compression
+        const int up = ancestor[t];
+        ancestor[t] = lca;
+        t = up;
+      }
+      delta[lca]--;  // the overlap of the two leaves' paths
+    }
+    if (parent[j] != -1) ancestor[j] = parent[j];
+  }
+  for (int j = 0; j < n; ++j)  // parents have larger indices: children are summed first
+    if (parent[j] != -1) delta[parent[j]] += delta[j];
+  return delta;
 }
 
 std::vector<int> postorder(int n, const std::vector<int>& parent) {
@@ -122,9 +154,9 @@ std::vector<int> postorder(int n, const std::vector<int>& parent) {
 std::int64_t nnz_for(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm) {
   std::vector<int> iperm(n), cp, ci, parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
+  etree(n, p, idx, perm, iperm, parent);
   permute_pattern(n, p, idx, perm, iperm, cp, ci);
-  etree(n, cp, ci, parent);
-  auto cnt = col_counts(n, cp, ci, parent);
+  auto cnt = col_counts(n, cp, ci, parent, postorder(n, parent));
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
@@ -169,14 +201,15 @@ void check_matrix(const CscMatrix32& A) {
   require(A.symmetric_lower, who + " must be symmetric_lower (lower triangle of a symmetric matrix)");
   require(A.n_cols >= 0 && A.col_ptr.size() == std::size_t(A.n_cols) + 1, who + ": col_ptr has the wrong size");
   require(A.col_ptr[0] == 0, who + ": col_ptr[0] != 0");
+  // (messages built only on failure: this loop visits every entry)
   for (int c = 0; c < A.n_cols; ++c) {
-    require(A.col_ptr[c + 1] >= A.col_ptr[c], who + ": col_ptr decreases at column " + std::to_string(c));
+    if (!(A.col_ptr[c + 1] >= A.col_ptr[c])) throw Error(who + ": col_ptr decreases at column " + std::to_string(c));
     for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
       int r = A.row_idx.at(k);
-      require(r >= c && r < A.n_rows, who + ": entry (" + std::to_string(r) + ", " + std::to_string(c) +
-                                          ") is not in the lower triangle");
-      require(k == A.col_ptr[c] || A.row_idx[k - 1] < r,
-              who + ": rows of column " + std::to_string(c) + " are not sorted and unique");
+      if (!(r >= c && r < A.n_rows))
+        throw Error(who + ": entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is not in the lower triangle");
+      if (!(k == A.col_ptr[c] || A.row_idx[k - 1] < r))
+        throw Error(who + ": rows of column " + std::to_string(c) + " are not sorted and unique");
     }
   }
   require(A.values.size() == std::size_t(A.nnz()) && A.row_idx.size() == std::size_t(A.nnz()),
@@ -215,7 +248,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       std::vector<char> seen(n, 0);
       for (int k = 0; k < n; ++k) {
         int o = opts.user_perm[k];
-        require(o >= 0 && o < n && !seen[o], "Ldlt::analyze: user_perm is not a permutation (entry " +
+        if (!(o >= 0 && o < n && !seen[o])) throw Error("Ldlt::analyze: user_perm is not a permutation (entry " +
                                                  std::to_string(k) + " = " + std::to_string(o) + ")");
         seen[o] = 1;
       }
@@ -254,20 +287,26 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   }
 
   // ---- etree, postorder, final numbering ----
+  // The postorder relabels the tree without changing it: parent' = post^-1(parent(post)).
   std::vector<int> iperm(n), cp, ci, parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  permute_pattern(n, p, idx, perm, iperm, cp, ci);
-  etree(n, cp, ci, parent);
-  auto post = postorder(n, parent);
+  etree(n, p, idx, perm, iperm, parent);
   {
-    std::vector<int> perm2(n);
-    for (int k = 0; k < n; ++k) perm2[k] = perm[post[k]];
+    const auto post = postorder(n, parent);
+    std::vector<int> perm2(n), ipost(n), parent2(n);
+    for (int k = 0; k < n; ++k) perm2[k] = perm[post[k]], ipost[post[k]] = k;
+    for (int k = 0; k < n; ++k) parent2[k] = parent[post[k]] == -1 ? -1 : ipost[parent[post[k]]];
     perm.swap(perm2);
+    parent.swap(parent2);
     for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
     permute_pattern(n, p, idx, perm, iperm, cp, ci);
-    etree(n, cp, ci, parent);
   }
-  auto cnt = col_counts(n, cp, ci, parent);
+  std::vector<int> identity(n);
+  std::iota(identity.begin(), identity.end(), 0);  // the numbering is a postorder now
+  auto cnt = col_counts(n, cp, ci, parent, identity);
+  S.exact_lnz = 0;
+  S.exact_flops = 0;
+  for (int j = 0; j < n; ++j) S.exact_lnz += cnt[j], S.exact_flops += double(cnt[j]) * double(cnt[j]);
   S.perm = perm;
   S.iperm = iperm;
 
@@ -425,6 +464,31 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.task_lo.clear();
   S.task_hi.clear();
   S.single_task = S.flops < opts.small_flops || ns <= 1;
+  // Simplicial candidate (CHOLMOD's supernodal switch: few flops per entry of L means
+  // supernodes too small for dense kernels to pay): the upper triangle of P A P^T and
+  // SuiteSparse LDL's symbolic factorization.
+  S.simplicial = S.single_task && n > 0 && opts.simplicial_switch > 0 &&
+                 S.exact_flops < opts.simplicial_switch * double(S.exact_lnz);
+  if (S.simplicial) {
+    S.up.assign(n + 1, 0);
+    for (std::int64_t q = 0; q < S.ap[n]; ++q) ++S.up[S.ai[q] + 1];
+    for (int j = 0; j < n; ++j) S.up[j + 1] += S.up[j];
+    S.ui.resize(S.ap[n]);
+    S.usrc.resize(S.ap[n]);
+    std::vector<int> w(S.up.begin(), S.up.end() - 1);
+    for (int j = 0; j < n; ++j)  // lower entry (i, j), i >= j  ->  upper entry (j, i)
+      for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
+        const int at = w[S.ai[q]]++;
+        S.ui[at] = j;
+        S.usrc[at] = S.asrc[q];
+      }
+    S.lp.resize(n + 1);
+    S.lparent.resize(n);
+    S.lnz.resize(n);
+    std::vector<int> flag(n);
+    ldl_symbolic(n, S.up.data(), S.ui.data(), S.lp.data(), S.lparent.data(), S.lnz.data(), flag.data(), nullptr,
+                 nullptr);
+  }
   if (S.single_task) {
     if (ns > 0) {
       S.task_lo.push_back(0);

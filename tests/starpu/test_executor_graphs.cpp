@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include "cpu/core/blas1.hpp"
 #include "starpu/core/cl_blas1.hpp"
@@ -226,4 +227,31 @@ TEST(ExecutorGraphs, ManyBuffersBeyondNmaxbufs) {
   pe.wait_all();
   auto g = out.acquire();
   EXPECT_EQ(out.data()[0], 190.0);
+}
+
+TEST(ExecutorGraphs, RunOnWorkerRunsOneTaskAndRethrows) {
+  // StarPU: fn runs on a worker thread, the caller waits for it alone (a long task
+  // submitted before keeps running); its exception comes back unchanged. Sequential:
+  // fn runs on the caller.
+  const auto caller = std::this_thread::get_id();
+  StarpuExecutor spu;
+  SequentialExecutor seq;
+  for (Executor* ex : {static_cast<Executor*>(&spu), static_cast<Executor*>(&seq)}) {
+    std::thread::id ran_on;
+    int value = 0;
+    run_on_worker(*ex, "probe", [&] {
+      ran_on = std::this_thread::get_id();
+      value = 42;
+    });
+    EXPECT_EQ(value, 42);
+    if (ex == &seq) EXPECT_EQ(ran_on, caller);
+    else EXPECT_NE(ran_on, caller);
+    try {
+      run_on_worker(*ex, "thrower", [] { throw Error("bad matrix at line 7"); });
+      FAIL() << "no exception";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "bad matrix at line 7");
+    }
+    EXPECT_NO_THROW(ex->wait_all());  // nothing was recorded as a kernel failure
+  }
 }

@@ -10,7 +10,12 @@
 //  * SequentialExecutor runs each task at submission: a reference for every
 //    StarPU run. StarpuExecutor (runtime/starpu_executor.hpp) inserts StarPU tasks.
 //    RecordingExecutor records the graph (DOT, counts) and forwards to another.
+//  * run_on_worker(exec, name, fn) runs fn() as one task ("host_step") and waits for that
+//    task only (others in flight keep running); an exception from fn is rethrown
+//    unchanged. For host-side steps (an analysis, a set-up) that would otherwise run on
+//    the submitting thread beside StarPU workers that poll while idle.
 #pragma once
+#include <functional>
 #include <cstddef>
 #include <initializer_list>
 #include <map>
@@ -113,5 +118,7 @@ class RecordingExecutor final : public Executor {
   Executor* inner_;
   std::vector<Task> tasks_;
 };
+
+void run_on_worker(Executor& exec, const char* name, const std::function<void()>& fn);
 
 }  // namespace stardiff

@@ -4,6 +4,7 @@
 //  * analyze(A) uses only A's pattern (symmetric_lower CSC): ordering, elimination
 //    tree, column counts, supernodes, assembly-tree levels, task plan. It may be
 //    followed by any number of factorize() calls with matrices of the same pattern.
+//    With an executor it runs as one task there (run_on_worker), not on the caller.
 //  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
 //    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
 //    says singular, inertia and pivot counts. Results are bitwise identical for the same
@@ -14,6 +15,12 @@
 //    resort and counts as a zero eigenvalue (singular = static_pivots > 0).
 //    Multifrontal: one dense front per supernode; small subtrees form one task; fronts
 //    above split_flops become panel/update tasks; below small_flops one task ("single-task").
+//    Simplicial: a single-task problem with fewer than simplicial_switch flops per entry
+//    of L (tiny supernodes) is first factored in one task by SuiteSparse LDL (up-looking,
+//    diagonal pivots). It is kept only if every pivot is nonzero (|d| > zero_pivot * max|SAS|)
+//    and every multiplier satisfies |l| <= 1/u — exactly the factorization threshold
+//    pivoting would accept with diagonal pivots; otherwise the multifrontal one runs.
+//    FactorInfo::mode says which ran ("simplicial", "single-task", "tree").
 //  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
 //  * Misuse (factorize before analyze, pattern or size mismatch, non-finite values,
 //    b of the wrong length) throws stardiff::Error.
@@ -40,6 +47,7 @@ struct LdltOptions {
   int max_refine = 10;                   // iterative refinement steps
   int nemin = 32;                        // relaxed amalgamation parameter
   double small_flops = 3e7;              // below this, one task factors everything
+  double simplicial_switch = 40;         // flops / nnz(L) below this: simplicial (0: never)
   double subtree_flops = 0;              // subtrees below this are one task (0: auto)
   int block_size = 128;                  // pivoting window / dense block size in fronts
   double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
@@ -53,7 +61,7 @@ struct AnalyzeInfo {
   double flops = 0;  // predicted factorization flops
   Ordering ordering = Ordering::Auto;  // the one used
   std::int64_t supernodes = 0, levels = 0, tasks = 0;
-  std::string mode;  // "single-task" or "tree"
+  std::string mode;  // "simplicial" (tried first), "single-task" or "tree"
 };
 
 struct Inertia {
@@ -69,6 +77,7 @@ struct FactorInfo {
   double flops = 0;        // flops actually performed (with delayed columns)
   double factor_s = 0;     // wall-clock seconds of the numeric factorization
   double min_pivot = 0, max_pivot = 0;  // smallest / largest |eigenvalue| of D (scaled matrix)
+  std::string mode;        // the factorization that ran: "simplicial", "single-task" or "tree"
 };
 
 struct SolveInfo {
@@ -85,7 +94,7 @@ class Ldlt {
   Ldlt& operator=(Ldlt&&) noexcept;
 
   // Uses a SequentialExecutor when none is given.
-  const AnalyzeInfo& analyze(const CscMatrix32& A);
+  const AnalyzeInfo& analyze(const CscMatrix32& A, Executor* exec = nullptr);
   FactorInfo factorize(const CscMatrix32& A, Executor* exec = nullptr);
   // nrhs right-hand sides stored column by column (b.size() == n * nrhs).
   std::vector<double> solve(const std::vector<double>& b, int nrhs = 1, Executor* exec = nullptr);
