@@ -149,7 +149,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.ainfo.ordering = S.ordering;
   st.ainfo.supernodes = S.ns;
   st.ainfo.levels = S.levels;
-  st.ainfo.tasks = 0;
+  st.ainfo.tasks = 1;  // the preparation (checks, scaling; the whole simplicial factorization)
   for (std::size_t t = 0; t < S.task_lo.size(); ++t) {
     if (!S.task_split[t]) {
       st.ainfo.tasks += 1;
@@ -192,20 +192,19 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
 }  // namespace
 
 namespace {
-// Simplicial mode: Ruiz scaling and SuiteSparse LDL on the upper triangle of P S A S P^T.
+// Simplicial mode: SuiteSparse LDL on the upper triangle of P S A S P^T (st.scale set).
 // Returns false (and leaves st.simp.ok false) when a pivot is zero or too small, or a
 // multiplier exceeds 1/u: then threshold pivoting has work to do (the multifrontal path).
 bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, FactorInfo& fi) {
   const auto& S = st.sym;
   const int n = S.n;
-  st.anorm = norm_inf(A);
-  st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(n, 1.0);
-  std::vector<double> ux(S.ui.size());
+  std::vector<double> ps(n), ux(S.ui.size());  // scale in the permuted numbering
+  for (int k = 0; k < n; ++k) ps[k] = st.scale[S.perm[k]];
   double amax = 0;
   for (int j = 0; j < n; ++j) {
-    const double sj = st.scale[S.perm[j]];
+    const double sj = ps[j];
     for (int q = S.up[j]; q < S.up[j + 1]; ++q) {
-      ux[q] = A.values[S.usrc[q]] * st.scale[S.perm[S.ui[q]]] * sj;
+      ux[q] = A.values[S.usrc[q]] * ps[S.ui[q]] * sj;
       amax = std::max(amax, std::fabs(ux[q]));
     }
   }
@@ -249,51 +248,60 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
   require(st.analyzed, "Ldlt::factorize called before analyze");
   const auto& S = st.sym;
-  require(A.n_cols == S.n && A.n_rows == S.n && A.col_ptr == S.a_colptr && A.row_idx == S.a_rowidx,
-          "Ldlt::factorize: the matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'") +
-              " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
+  const std::string who = "the matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'");
+  require(A.n_cols == S.n && A.n_rows == S.n && A.col_ptr.size() == S.a_colptr.size() &&
+              A.row_idx.size() == S.a_rowidx.size(),
+          "Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
   require(A.values.size() == S.a_rowidx.size(), "Ldlt::factorize: values has the wrong size");
-  for (std::size_t k = 0; k < A.values.size(); ++k)
-    if (!std::isfinite(A.values[k]))
-      throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of the matrix" +
-                  (A.name.empty() ? std::string() : " '" + A.name + "'") + " is not finite");
   st.factored = false;
   SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
   const auto t0 = std::chrono::steady_clock::now();
 
-  if (st.a.col_ptr.size() != A.col_ptr.size()) {  // pattern copied once per analysis
-    st.a.col_ptr = A.col_ptr;
-    st.a.row_idx = A.row_idx;
-    st.a.n_rows = A.n_rows;
-    st.a.n_cols = A.n_cols;
-    st.a.symmetric_lower = true;
-  }
-  st.a.values = A.values;
-  st.simp.ok = false;
-  if (S.simplicial) {
-    FactorInfo fi;
-    bool ok = false;
-    run_on_worker(ex, "ldlt_simplicial", [&] { ok = factor_simplicial(st, A, fi); });
-    if (ok) {
-      fi.factor_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      fi.gflops = fi.factor_s > 0 ? fi.flops / fi.factor_s * 1e-9 : 0;
-      st.finfo = fi;
-      st.factored = true;
-      return fi;
-    }
-  }
-  st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
-  st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
-  std::vector<double> sval(S.ai.size());
+  // The O(nnz) checks, copies and scaling run in one task (not on the caller beside polling
+  // workers): with the whole factorization in simplicial mode, as a preparation otherwise.
+  bool done = false;
+  FactorInfo simplicial_info;
+  std::vector<double> sval;
   double amax = 0;
-  for (int j = 0; j < S.n; ++j) {
-    const double sj = st.scale[S.perm[j]];
-    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
-      sval[q] = A.values[S.asrc[q]] * st.scale[S.perm[S.ai[q]]] * sj;
-      amax = std::max(amax, std::fabs(sval[q]));
+  run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_prepare", [&] {
+    if (A.col_ptr != S.a_colptr || A.row_idx != S.a_rowidx)
+      throw Error("Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
+    for (std::size_t k = 0; k < A.values.size(); ++k)
+      if (!std::isfinite(A.values[k]))
+        throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of " + who + " is not finite");
+    if (st.a.col_ptr.size() != A.col_ptr.size()) {  // pattern copied once per analysis
+      st.a.col_ptr = A.col_ptr;
+      st.a.row_idx = A.row_idx;
+      st.a.n_rows = A.n_rows;
+      st.a.n_cols = A.n_cols;
+      st.a.symmetric_lower = true;
     }
+    st.a.values = A.values;
+    st.simp.ok = false;
+    st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
+    st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
+    if (S.simplicial && factor_simplicial(st, A, simplicial_info)) {
+      done = true;
+      return;
+    }
+    sval.resize(S.ai.size());
+    for (int j = 0; j < S.n; ++j) {
+      const double sj = st.scale[S.perm[j]];
+      for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
+        sval[q] = A.values[S.asrc[q]] * st.scale[S.perm[S.ai[q]]] * sj;
+        amax = std::max(amax, std::fabs(sval[q]));
+      }
+    }
+  });
+  if (done) {
+    FactorInfo& fi = simplicial_info;
+    fi.factor_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fi.gflops = fi.factor_s > 0 ? fi.flops / fi.factor_s * 1e-9 : 0;
+    st.finfo = fi;
+    st.factored = true;
+    return fi;
   }
   const double norm = amax > 0 ? amax : 1.0;
   detail::NumericCtx ctx;
@@ -352,7 +360,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = ntasks + (S.simplicial ? 1 : 0);
+  fi.tasks = ntasks + 1;  // and the preparation
   fi.mode = S.single_task ? "single-task" : "tree";
   fi.factor_s = secs;
   fi.gflops = secs > 0 ? fi.flops / secs * 1e-9 : 0;

@@ -47,7 +47,7 @@ struct LdltOptions {
   int max_refine = 10;                   // iterative refinement steps
   int nemin = 32;                        // relaxed amalgamation parameter
   double small_flops = 3e7;              // below this, one task factors everything
-  double simplicial_switch = 40;         // flops / nnz(L) below this: simplicial (0: never)
+  double simplicial_switch = 60;         // flops / nnz(L) below this: simplicial (0: never)
   double subtree_flops = 0;              // subtrees below this are one task (0: auto)
   int block_size = 128;                  // pivoting window / dense block size in fronts
   double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
