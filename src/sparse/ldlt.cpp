@@ -395,9 +395,9 @@ struct Refiner {
         }
       });
     } else {
-      auto h = Handle::matrix(y.data(), n, nrhs, n, sizeof(double), "ldlt_rhs");
-      codelets::insert_ldlt_solve(ex, &S, st.nodes.data(), h);
-      ex.wait_all();
+      std::vector<std::vector<double>> upd(S.ns);
+      detail::SolveCtx sc{&S, st.nodes.data(), y.data(), nrhs, upd.data()};
+      codelets::insert_ldlt_solve(ex, &sc);
     }
     for (int r = 0; r < nrhs; ++r)
       for (int i = 0; i < n; ++i) {

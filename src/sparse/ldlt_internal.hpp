@@ -157,7 +157,21 @@ void big_panel(const NumericCtx& ctx, int s, int k0, int block_end);
 void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1);
 void big_finish(const NumericCtx& ctx, int s);
 
-// Solves L D L^T X = X in place (X: n x nrhs, permuted numbering, ld = n).
-void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs);
+// The solve as tasks over the factorization's plan (postorder ranges of supernodes).
+// Forward + diagonal, node by node in postorder: the node's front vector is its own
+// right-hand side entries plus its children's update vectors (summed in child order); it
+// solves with L11 and D, writes its eliminated entries of X, and leaves the update vector
+// -L21 x1 (its other rows) for its parent — so sibling subtrees never write the same
+// entries. Backward, parents first: a node reads its ancestors' entries of X (final) and
+// writes its own. Deterministic: bitwise equal under any schedule.
+struct SolveCtx {
+  const Symbolic* sym = nullptr;
+  const NodeFactor* nodes = nullptr;
+  double* X = nullptr;
+  int nrhs = 1;
+  std::vector<double>* upd = nullptr;  // per node: update vector (rows idx[nelim..), nrhs columns)
+};
+void solve_forward(const SolveCtx& c, int lo, int hi);   // nodes lo..hi, increasing
+void solve_backward(const SolveCtx& c, int lo, int hi);  // nodes hi..lo, decreasing
 
 }  // namespace stardiff::sparse::detail

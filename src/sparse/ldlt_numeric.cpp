@@ -13,8 +13,9 @@
 //    finish stores. A window that cannot take all its pivots (or delayed columns from
 //    the children) marks the front degraded: finish re-assembles it and runs
 //    front_ldlt_cpu as a whole — the outcome depends only on the values, never on timing.
-//  * solve_factor: forward (L), diagonal (D, 1x1 and 2x2), backward (L^T) sweeps over the
-//    supernodes with dtrsm/dgemm per supernode on gathered rows, nrhs columns at once.
+//  * solve_forward / solve_backward: the solve over a postorder range of supernodes
+//    (forward with L and D, passing update vectors to the parent; backward with L^T,
+//    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once.
 #include <cblas.h>
 
 #include <algorithm>
@@ -280,59 +281,80 @@ void big_finish(const NumericCtx& ctx, int s) {
   b = BigFront{};
 }
 
-void solve_factor(const Symbolic& S, const NodeFactor* nodes, double* X, int nrhs) {
-  const int n = S.n;
+void solve_forward(const SolveCtx& c, int lo, int hi) {
+  const Symbolic& S = *c.sym;
+  const int n = S.n, nrhs = c.nrhs;
+  thread_local std::vector<int> pos;  // row -> position in the current front
+  if (pos.size() < std::size_t(n)) pos.assign(n, -1);
   std::vector<double> G;
-  // forward: L y = b
-  for (int s = 0; s < S.ns; ++s) {
-    const NodeFactor& f = nodes[s];
+  for (int s = lo; s <= hi; ++s) {
+    const NodeFactor& f = c.nodes[s];
     const int m = int(f.idx.size()), ne = f.nelim;
-    if (ne == 0) continue;
-    G.resize(std::size_t(m) * nrhs);
+    G.assign(std::size_t(m) * nrhs, 0.0);
     for (int r = 0; r < nrhs; ++r)
-      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = X[f.idx[t] + std::size_t(r) * n];
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(),
-                m);
-    if (m > ne)
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(), m,
-                  1.0, G.data() + ne, m);
-    for (int r = 0; r < nrhs; ++r)
-      for (int t = 0; t < m; ++t) X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
-  }
-  // diagonal
-  for (int s = 0; s < S.ns; ++s) {
-    const NodeFactor& f = nodes[s];
-    for (int t = 0; t < f.nelim; ++t) {
-      if (f.piv[t] == 2) {
-        const double a = f.d[t], b = f.e[t], c = f.d[t + 1];
-        const double det = a * c - b * b;
-        for (int r = 0; r < nrhs; ++r) {
-          double& x0 = X[f.idx[t] + std::size_t(r) * n];
-          double& x1 = X[f.idx[t + 1] + std::size_t(r) * n];
-          const double y0 = (c * x0 - b * x1) / det, y1 = (a * x1 - b * x0) / det;
-          x0 = y0;
-          x1 = y1;
-        }
-        ++t;
-      } else {
-        for (int r = 0; r < nrhs; ++r) X[f.idx[t] + std::size_t(r) * n] /= f.d[t];
+      for (int t = 0; t < ne; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
+    if (S.child_ptr[s + 1] > S.child_ptr[s]) {
+      for (int t = 0; t < m; ++t) pos[f.idx[t]] = t;
+      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+        const int ch = S.child_list[k];
+        const NodeFactor& cf = c.nodes[ch];
+        const int cm = int(cf.idx.size()), cne = cf.nelim, rows = cm - cne;
+        std::vector<double>& u = c.upd[ch];
+        for (int r = 0; r < nrhs; ++r)
+          for (int t = 0; t < rows; ++t) G[pos[cf.idx[cne + t]] + std::size_t(r) * m] += u[t + std::size_t(r) * rows];
+        std::vector<double>().swap(u);
       }
+      for (int t = 0; t < m; ++t) pos[f.idx[t]] = -1;
     }
+    if (ne > 0) {
+      cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m,
+                  G.data(), m);
+      if (m > ne)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(), m,
+                    1.0, G.data() + ne, m);
+      for (int t = 0; t < ne; ++t) {  // D: 1x1 and 2x2 blocks
+        if (f.piv[t] == 2) {
+          const double a = f.d[t], b = f.e[t], d = f.d[t + 1], det = a * d - b * b;
+          for (int r = 0; r < nrhs; ++r) {
+            double& x0 = G[t + std::size_t(r) * m];
+            double& x1 = G[t + 1 + std::size_t(r) * m];
+            const double y0 = (d * x0 - b * x1) / det, y1 = (a * x1 - b * x0) / det;
+            x0 = y0;
+            x1 = y1;
+          }
+          ++t;
+        } else {
+          for (int r = 0; r < nrhs; ++r) G[t + std::size_t(r) * m] /= f.d[t];
+        }
+      }
+      for (int r = 0; r < nrhs; ++r)
+        for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
+    }
+    const int rows = m - ne;
+    std::vector<double>& u = c.upd[s];
+    u.resize(std::size_t(rows) * nrhs);
+    for (int r = 0; r < nrhs; ++r)
+      for (int t = 0; t < rows; ++t) u[t + std::size_t(r) * rows] = G[ne + t + std::size_t(r) * m];
   }
-  // backward: L^T x = y
-  for (int s = S.ns - 1; s >= 0; --s) {
-    const NodeFactor& f = nodes[s];
+}
+
+void solve_backward(const SolveCtx& c, int lo, int hi) {
+  const Symbolic& S = *c.sym;
+  const int n = S.n, nrhs = c.nrhs;
+  std::vector<double> G;
+  for (int s = hi; s >= lo; --s) {
+    const NodeFactor& f = c.nodes[s];
     const int m = int(f.idx.size()), ne = f.nelim;
     if (ne == 0) continue;
     G.resize(std::size_t(m) * nrhs);
     for (int r = 0; r < nrhs; ++r)
-      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = X[f.idx[t] + std::size_t(r) * n];
+      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
     if (m > ne)
       cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ne, nrhs, m - ne, -1.0, f.L.data() + ne, m, G.data() + ne, m,
                   1.0, G.data(), m);
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(), m);
     for (int r = 0; r < nrhs; ++r)
-      for (int t = 0; t < ne; ++t) X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
+      for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
   }
 }
 

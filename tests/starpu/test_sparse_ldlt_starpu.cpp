@@ -144,3 +144,33 @@ TEST(SparseLdltStarpu, RecordedGraphIsThePlan) {
   EXPECT_FALSE(fwd.edges().empty());
   (void)rec;
 }
+
+TEST(SparseLdltStarpu, SolveIsTwoTasksPerPlannedTask) {
+  // One forward (L, D) and one backward (L^T) task per task of the plan; three right-hand
+  // sides; StarPU's solutions equal the sequential executor's bitwise, and each column
+  // solves A x = b to a small residual without refinement.
+  auto A = laplacian3d(10, false);
+  Ldlt l({.max_refine = 0, .small_flops = 0, .subtree_flops = 2e5, .max_fgmres = 0});
+  l.analyze(A);
+  SequentialExecutor seq;
+  l.factorize(A, &seq);
+  const std::size_t n = A.n_cols, planned = std::size_t(l.analyze_info().tasks) - 1;  // minus the preparation
+  ASSERT_GT(planned, 4u);
+  std::vector<double> b(3 * n);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::sin(0.37 * double(i) + 1.0);
+  StarpuExecutor spu;
+  RecordingExecutor rec(&spu);
+  const auto xs = l.solve(b, 3, &rec);
+  EXPECT_EQ(rec.counts()["ldlt_solve_forward"], planned);
+  EXPECT_EQ(rec.counts()["ldlt_solve_backward"], planned);
+  const auto xq = l.solve(b, 3, &seq);
+  ASSERT_EQ(xs.size(), xq.size());
+  EXPECT_EQ(std::memcmp(xs.data(), xq.data(), xs.size() * sizeof(double)), 0);
+  std::vector<double> ax(n);
+  for (int k = 0; k < 3; ++k) {
+    multiply(A, xs.data() + k * n, ax.data());
+    double rn = 0, bn = 0;
+    for (std::size_t i = 0; i < n; ++i) rn = std::max(rn, std::abs(ax[i] - b[k * n + i])), bn = std::max(bn, std::abs(b[k * n + i]));
+    EXPECT_LT(rn / bn, 1e-12) << "rhs " << k;
+  }
+}

@@ -28,15 +28,13 @@ void big_finish_cpu(const TaskContext& t) {
   sparse::detail::big_finish(*a.ctx, a.s);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
 }
-void ldlt_solve_cpu(const TaskContext& t) {
+void ldlt_solve_forward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
-  const auto& X = t.buffers[0];
-  if (X.nx != std::size_t(a.sym->n) || X.ld != X.nx) {
-    t.fail("ldlt_solve: X has " + std::to_string(X.nx) + " rows (ld " + std::to_string(X.ld) + "), n = " +
-           std::to_string(a.sym->n));
-    return;
-  }
-  sparse::detail::solve_factor(*a.sym, a.nodes, X.data<double>(), int(X.ny));
+  sparse::detail::solve_forward(*a.ctx, a.lo, a.hi);
+}
+void ldlt_solve_backward_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltSolveArgs>();
+  sparse::detail::solve_backward(*a.ctx, a.lo, a.hi);
 }
 }  // namespace
 
@@ -45,7 +43,8 @@ const Codelet cl_ldlt_big_begin("ldlt_big_begin", big_begin_cpu);
 const Codelet cl_ldlt_big_panel("ldlt_big_panel", big_panel_cpu);
 const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
 const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
-const Codelet cl_ldlt_solve("ldlt_solve", ldlt_solve_cpu, nullptr, {{HandleKind::Matrix, sizeof(double)}});
+const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu);
+const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
 
 void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, int lo, int hi, Handle& token,
                          const std::vector<Handle*>& deps, int priority) {
@@ -107,9 +106,36 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
   return ntask;
 }
 
-void insert_ldlt_solve(Executor& exec, const sparse::detail::Symbolic* sym, const sparse::detail::NodeFactor* nodes,
-                       Handle& X) {
-  LdltSolveArgs args{sym, nodes};
-  exec.submit(cl_ldlt_solve, args, {inout(X)}, {.name = "ldlt_solve"});
+int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
+  const auto& S = *ctx->sym;
+  const int nt = int(S.task_lo.size());
+  // the task holding the parent of each task's top node (-1: the top node is a root)
+  std::vector<int> node_task(S.ns, -1), parent_task(nt, -1);
+  for (int t = 0; t < nt; ++t)
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node_task[s] = t;
+  for (int t = 0; t < nt; ++t) {
+    const int p = S.sn_parent[S.task_hi[t]];
+    parent_task[t] = p < 0 ? -1 : node_task[p];
+  }
+  std::vector<VariableHandle<int>> fwd, bwd;
+  fwd.reserve(nt);
+  bwd.reserve(nt);
+  for (int t = 0; t < nt; ++t) fwd.emplace_back(0, "solve_forward_token"), bwd.emplace_back(0, "solve_backward_token");
+  std::vector<DataAccess> acc;
+  for (int t = 0; t < nt; ++t) {
+    acc.assign({out(fwd[t])});
+    for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) acc.push_back(in(fwd[S.dep_list[q]]));
+    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
+    exec.submit(cl_ldlt_solve_forward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
+                {.name = "ldlt_solve_forward"});
+  }
+  for (int t = nt - 1; t >= 0; --t) {
+    acc.assign({out(bwd[t]), in(parent_task[t] >= 0 ? bwd[parent_task[t]] : fwd[t])});
+    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
+    exec.submit(cl_ldlt_solve_backward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
+                {.name = "ldlt_solve_backward"});
+  }
+  exec.wait_all();  // the tokens go out of scope here
+  return 2 * nt;
 }
 }  // namespace stardiff::codelets

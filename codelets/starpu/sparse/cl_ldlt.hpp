@@ -10,7 +10,10 @@
 //     block). Buffers are tokens ordering them: begin W(all block tokens), R(children);
 //     panel RW(its block) W(window); update R(window) RW(block); finish R(all blocks)
 //     W(the task's token).
-//   cl_ldlt_solve: forward/diagonal/backward solve of X (matrix handle n x nrhs, RW).
+//   cl_ldlt_solve_forward / _backward: the solve over one task of the plan (a postorder
+//     range of supernodes; see SolveCtx). Buffers: the task's token (W), then the tokens
+//     it waits for (R): forward, its children's forward tasks; backward, its parent's
+//     backward task (a root: its own forward task). X lives in the SolveCtx (host memory).
 #pragma once
 #include <cstdint>
 
@@ -19,15 +22,15 @@
 
 namespace stardiff::codelets {
 extern const Codelet cl_ldlt_subtree;
-extern const Codelet cl_ldlt_solve;
+extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward;
 
 struct LdltSubtreeArgs {
   const sparse::detail::NumericCtx* ctx;
   int lo, hi;
 };
 struct LdltSolveArgs {
-  const sparse::detail::Symbolic* sym;
-  const sparse::detail::NodeFactor* nodes;
+  const sparse::detail::SolveCtx* ctx;
+  int lo, hi;
 };
 
 void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, int lo, int hi, Handle& token,
@@ -45,6 +48,7 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
                     std::vector<VariableHandle<std::int64_t>>& keep);
 int count_ldlt_big_tasks(int m0, int p0, int nb, int bs);
 
-void insert_ldlt_solve(Executor& exec, const sparse::detail::Symbolic* sym, const sparse::detail::NodeFactor* nodes,
-                       Handle& X);
+// Submits the forward and backward tasks of the whole solve and waits for them; returns
+// the number of tasks.
+int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx);
 }  // namespace stardiff::codelets
