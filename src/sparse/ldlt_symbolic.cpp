@@ -8,9 +8,6 @@
 // (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
 // task plan (small subtrees grouped into one task). Deterministic for a given input.
 #include <amd.h>
-extern "C" {
-#include <ldl.h>  // SuiteSparse LDL has no C++ guards
-}
 #include <metis.h>
 
 #include <algorithm>
@@ -169,10 +166,18 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
     std::iota(perm.begin(), perm.end(), 0);
     return perm;
   }
+  // amd_2 directly (as CHOLMOD does): the full pattern without diagonal is already what
+  // amd_order would build and check; amd_2 takes a copy with 20% elbow room.
   double control[AMD_CONTROL], info[AMD_INFO];
   amd_defaults(control);
-  int st = amd_order(n, p.data(), idx.data(), perm.data(), control, info);
-  if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) throw Error("Ldlt::analyze: amd_order failed (status " + std::to_string(st) + ")");
+  std::fill(info, info + AMD_INFO, 0.0);
+  const int nz = p[n];
+  const int iwlen = nz + nz / 5 + 2 * n;
+  std::vector<int> pe(p.begin(), p.end() - 1), len(n), iw(iwlen), nv(n), next(n), head(n), elen(n), degree(n), w(n);
+  for (int j = 0; j < n; ++j) len[j] = p[j + 1] - p[j];
+  std::copy(idx.begin(), idx.begin() + nz, iw.begin());
+  amd_2(n, pe.data(), iw.data(), len.data(), iwlen, nz, nv.data(), next.data(), perm.data(), head.data(), elen.data(),
+        degree.data(), w.data(), control, info);
   if (lnz) *lnz = std::int64_t(info[AMD_LNZ]) + n;  // strictly lower count + diagonal
   if (flops) *flops = info[AMD_NDIV] + 2 * info[AMD_NMULTSUBS_LDL];
   return perm;
@@ -482,12 +487,12 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
         S.ui[at] = j;
         S.usrc[at] = S.asrc[q];
       }
-    S.lp.resize(n + 1);
-    S.lparent.resize(n);
+    // LDL's symbolic factorization is what this analysis already has: the elimination tree
+    // of P A P^T and its column counts (less the diagonal).
+    S.lp.assign(n + 1, 0);
+    S.lparent = parent;
     S.lnz.resize(n);
-    std::vector<int> flag(n);
-    ldl_symbolic(n, S.up.data(), S.ui.data(), S.lp.data(), S.lparent.data(), S.lnz.data(), flag.data(), nullptr,
-                 nullptr);
+    for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
   }
   if (S.single_task) {
     if (ns > 0) {
