@@ -113,8 +113,10 @@ class NewtonSystem {
       jac_args_[b].elapsed = &jac_seconds_[b];
       jac_args_[b].dense = o.jacobian == JacobianMethod::ADDense;
     }
-    log_.resize(static_cast<std::size_t>(o.max_iter) + 2);
-    for (int k = 0; k <= o.max_iter + 1; ++k) tickets_.push_back(std::make_unique<VariableHandle<int>>(0, "step_ticket"));
+    // Rings of kRing: L_k writes slot k % kRing, which the caller reads before it submits
+    // iteration k + 2 — so L_{k+kRing} (submitted later still) never overwrites it early.
+    log_.resize(kRing);
+    for (int k = 0; k < kRing; ++k) tickets_.push_back(std::make_unique<VariableHandle<int>>(0, "step_ticket"));
     hV_ = VectorHandle<double>(V_.data(), V_.size(), "V");
     hva_ = VectorHandle<double>(va_.data(), va_.size(), "va");
     hvm_ = VectorHandle<double>(vm_.data(), vm_.size(), "vm");
@@ -157,8 +159,8 @@ class NewtonSystem {
     int status = kRunning;
     for (int k = 1; k <= last && status == kRunning; ++k) {
       if (k < last) submit_iteration(k + 1);
-      { auto g = tickets_[k]->acquire(Access::R); }  // L_k has run
-      const StepLog& L = log_[k];
+      { auto g = tickets_[k % kRing]->acquire(Access::R); }  // L_k has run
+      const StepLog& L = log_[k % kRing];
       res.mismatch_history.push_back(L.norm);
       if (opts_.on_iteration) opts_.on_iteration({solve_no, k - 1, L.norm, L.norm_known_s});
       res.iterations += L.stepped;
@@ -243,7 +245,7 @@ class NewtonSystem {
   // and live in J_, F_ and the block norms: CPU workers share host memory).
   static int check_and_step(void* ctx, int k, double* dx) {
     auto* self = static_cast<NewtonSystem*>(ctx);
-    StepLog& L = self->log_[k];
+    StepLog& L = self->log_[k % kRing];
     L = StepLog{};
     double norm = 0.0;
     for (auto& b : self->blocks_) {
@@ -278,7 +280,7 @@ class NewtonSystem {
       for (std::size_t b = 0; b < blocks_.size(); ++b)
         codelets::insert_pf_jacobian(exec_, opts_.jacobian != JacobianMethod::Analytic, jac_args_[b], hV_,
                                      blocks_[b]->jp, blocks_[b]->jq, hstatus_, hmap_);
-    codelets::insert_pf_linsolve(exec_, {&NewtonSystem::check_and_step, this, k}, hdx_, hstatus_, *tickets_[k],
+    codelets::insert_pf_linsolve(exec_, {&NewtonSystem::check_and_step, this, k}, hdx_, hstatus_, *tickets_[k % kRing],
                                  linsolve_reads_);
     if (step) {
       codelets::insert_pf_update(exec_, view_, hdx_, hva_, hvm_, hV_, hstatus_);
@@ -301,8 +303,9 @@ class NewtonSystem {
   std::vector<codelets::PfBlockArgs> jac_args_;
   cpu::PfJacMap live_map_;            // Jacobian map, filled by the colouring step
   std::vector<double> jac_seconds_;   // per block: run time of its last Jacobian task
-  std::vector<StepLog> log_;          // per iteration k: what L_k saw and did
-  std::vector<std::unique_ptr<VariableHandle<int>>> tickets_;  // written by L_k only
+  static constexpr int kRing = 3;
+  std::vector<StepLog> log_;          // slot k % kRing: what L_k saw and did
+  std::vector<std::unique_ptr<VariableHandle<int>>> tickets_;  // slot k % kRing: written by L_k
   clock_type::time_point t_start_;
   VectorHandle<double> hV_, hva_, hvm_, hdx_;
   VariableHandle<int> hstatus_{0, "linsolve_status"};

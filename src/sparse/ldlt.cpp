@@ -166,28 +166,38 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
 }
 
 namespace {
-// Ruiz symmetric equilibration in the max norm on a lower-stored matrix.
+// Ruiz symmetric equilibration in the max norm on a lower-stored matrix (at most 20
+// sweeps, until every row's largest scaled entry is within 1e-2 of 1).
 std::vector<double> ruiz_scale(const CscMatrix32& A) {
   const int n = A.n_cols;
-  std::vector<double> s(n, 1.0), r(n);
+  std::vector<double> s(n, 1.0), r(n), a(A.values.size());
+  for (std::size_t k = 0; k < a.size(); ++k) a[k] = std::fabs(A.values[k]);
+  const std::int32_t* cp = A.col_ptr.data();
+  const std::int32_t* ri = A.row_idx.data();
+  const double* av = a.data();
+  double* sp = s.data();
+  double* rp = r.data();
   for (int it = 0; it < 20; ++it) {
     std::fill(r.begin(), r.end(), 0.0);
-    for (int c = 0; c < n; ++c)
-      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-        int i = A.row_idx[k];
-        double v = std::fabs(A.values[k]) * s[i] * s[c];
-        r[i] = std::max(r[i], v);
-        r[c] = std::max(r[c], v);
+    for (int c = 0; c < n; ++c) {
+      const double sc = sp[c];
+      double rc = rp[c];
+      for (std::int32_t k = cp[c]; k < cp[c + 1]; ++k) {
+        const std::int32_t i = ri[k];
+        const double v = av[k] * sp[i] * sc;
+        rp[i] = std::max(rp[i], v);
+        rc = std::max(rc, v);
       }
+      rp[c] = std::max(rp[c], rc);  // later columns hold rows > c only: r[c] is final here
+    }
     double dev = 0;
     for (int i = 0; i < n; ++i)
-      if (r[i] > 0) {
-        dev = std::max(dev, std::fabs(1.0 - r[i]));
-        s[i] /= std::sqrt(r[i]);
+      if (rp[i] > 0) {
+        dev = std::max(dev, std::fabs(1.0 - rp[i]));
+        sp[i] /= std::sqrt(rp[i]);
       }
     if (dev < 1e-2) break;
-  }
-  return s;
+  }  return s;
 }
 }  // namespace
 
