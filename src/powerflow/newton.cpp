@@ -12,7 +12,6 @@
 // queued tasks see the status and do nothing.
 #include "stardiff/powerflow/newton.hpp"
 
-#include <amd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/amd_graph.hpp"
 #include "powerflow/klu_solver.hpp"
 #include "powerflow/pf_view.hpp"
 #include "starpu/powerflow/cl_powerflow.hpp"
@@ -218,16 +218,20 @@ class NewtonSystem {
     auto* self = static_cast<NewtonSystem*>(ctx);
     auto t0 = clock_type::now();
     const Network& net = self->net_;
-    std::vector<std::int32_t> bus_perm(net.n);
+    // the bus graph: Ybus's pattern without its diagonal
+    std::vector<int> gp(net.n + 1, 0), gi;
+    gi.reserve(net.row_idx.size());
+    for (int j = 0; j < net.n; ++j) {
+      for (std::int32_t e = net.col_ptr[j]; e < net.col_ptr[j + 1]; ++e)
+        if (net.row_idx[e] != j) gi.push_back(net.row_idx[e]);
+      gp[j + 1] = static_cast<int>(gi.size());
+    }
     self->perm_.clear();
     self->perm_.reserve(self->ix_.size());
-    double control[AMD_CONTROL], info[AMD_INFO];
-    amd_defaults(control);
-    if (amd_order(net.n, net.col_ptr.data(), net.row_idx.data(), bus_perm.data(), control, info) == AMD_OK)
-      for (std::int32_t b : bus_perm) {
-        if (self->ix_.va_var[b] >= 0) self->perm_.push_back(self->ix_.va_var[b]);
-        if (self->ix_.vm_var[b] >= 0) self->perm_.push_back(self->ix_.vm_var[b]);
-      }
+    for (int b : stardiff::detail::amd_graph(net.n, gp.data(), gi.data())) {
+      if (self->ix_.va_var[b] >= 0) self->perm_.push_back(self->ix_.va_var[b]);
+      if (self->ix_.vm_var[b] >= 0) self->perm_.push_back(self->ix_.vm_var[b]);
+    }
     self->analyze_s = seconds_since(t0);
     return true;
   }

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/amd_graph.hpp"
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -166,18 +167,8 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
     std::iota(perm.begin(), perm.end(), 0);
     return perm;
   }
-  // amd_2 directly (as CHOLMOD does): the full pattern without diagonal is already what
-  // amd_order would build and check; amd_2 takes a copy with 20% elbow room.
-  double control[AMD_CONTROL], info[AMD_INFO];
-  amd_defaults(control);
-  std::fill(info, info + AMD_INFO, 0.0);
-  const int nz = p[n];
-  const int iwlen = nz + nz / 5 + 2 * n;
-  std::vector<int> pe(p.begin(), p.end() - 1), len(n), iw(iwlen), nv(n), next(n), head(n), elen(n), degree(n), w(n);
-  for (int j = 0; j < n; ++j) len[j] = p[j + 1] - p[j];
-  std::copy(idx.begin(), idx.begin() + nz, iw.begin());
-  amd_2(n, pe.data(), iw.data(), len.data(), iwlen, nz, nv.data(), next.data(), perm.data(), head.data(), elen.data(),
-        degree.data(), w.data(), control, info);
+  double info[AMD_INFO];
+  perm = stardiff::detail::amd_graph(n, p.data(), idx.data(), info);
   if (lnz) *lnz = std::int64_t(info[AMD_LNZ]) + n;  // strictly lower count + diagonal
   if (flops) *flops = info[AMD_NDIV] + 2 * info[AMD_NMULTSUBS_LDL];
   return perm;
