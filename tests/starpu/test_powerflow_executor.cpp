@@ -4,6 +4,9 @@
 // case1354pegase from the shared data when present (4 blocks). Run under eager, lws, dmda.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <utility>
+
 #include "stardiff/powerflow.hpp"
 #include "stardiff/stardiff.hpp"
 #include "unit/test_powerflow_support.hpp"
@@ -57,21 +60,26 @@ TEST(PowerflowStarpu, PegaseCaseMatchesSequential) {
   expect_identical(c, o);
 }
 
+// solve() on StarPU through a RecordingExecutor: the result and the tasks per codelet.
+std::pair<NewtonResult, std::map<std::string, std::size_t>> recorded_solve(const Case& c, SolveOptions o) {
+  StarpuExecutor spu;
+  RecordingExecutor rec(&spu);
+  o.executor = &rec;
+  NewtonResult r = solve(c, o);
+  return {std::move(r), rec.counts()};
+}
+
 TEST(PowerflowStarpu, TaskGraphShape) {
   // Iteration k = J_k (one pf_jacobian_ad per block) -> L_k (pf_linsolve) -> U_k (pf_update)
   // -> M_k (one pf_mismatch per block). Steps 1..iterations move V, L_{iterations+1} sees
   // convergence, and iteration iterations + 2 was already queued ahead (its tasks skip).
   const Case c = read_matpower(pftest::pf6_path());
-  StarpuExecutor spu;
-  RecordingExecutor rec(&spu);
   SolveOptions o;
-  o.executor = &rec;
   o.blocks = 2;
-  const NewtonResult r = solve(c, o);
+  auto [r, counts] = recorded_solve(c, o);
   ASSERT_TRUE(r.converged);
   ASSERT_LE(r.iterations + 2, o.max_iter);
   const std::size_t submitted = r.iterations + 2;
-  auto counts = rec.counts();
   EXPECT_EQ(counts["pf_jacobian_ad"], 2 * submitted);
   EXPECT_EQ(counts["pf_linsolve"], submitted);
   EXPECT_EQ(counts["pf_update"], submitted);
@@ -85,18 +93,14 @@ TEST(PowerflowStarpu, IterationLimitStopsTheQueuedIterations) {
   // max_iter = 2 on a case that needs more: two steps, then the final check L_3 reports
   // max_iter; nothing is queued past it, and the result equals the sequential executor's.
   const Case c = read_matpower(pftest::pf6_path());
-  StarpuExecutor spu;
-  RecordingExecutor rec(&spu);
   SolveOptions o;
-  o.executor = &rec;
   o.blocks = 2;
   o.max_iter = 2;
   o.tol = 1e-14;
-  const NewtonResult r = solve(c, o);
+  auto [r, counts] = recorded_solve(c, o);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.status, "max_iter");
   EXPECT_EQ(r.iterations, 2);
-  auto counts = rec.counts();
   EXPECT_EQ(counts["pf_linsolve"], 3u);
   EXPECT_EQ(counts["pf_jacobian_ad"], 4u);
   SolveOptions so = o;
