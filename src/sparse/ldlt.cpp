@@ -138,7 +138,9 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.analyzed = st.factored = false;
   st.nodes.clear();
   st.a = CscMatrix32{};
-  if (exec) run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
+  // A task round trip (~30 us here) costs more than analysing a tiny pattern on the caller.
+  constexpr std::int64_t kInlineNnz = 4000;
+  if (exec && A.nnz() >= kInlineNnz) run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
   else detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
   st.ainfo = AnalyzeInfo{};

@@ -81,11 +81,13 @@ void etree(int n, const std::vector<int>& p, const std::vector<int>& idx, const 
   }
 }
 
-// Column counts of L (diagonal included) for the permuted full pattern (cp, ci), its
+// Column counts of L (diagonal included) for the permuted pattern (cp, ci: the full one, or
+// just its lower triangle — entries above the diagonal are skipped), its
 // elimination tree and a postorder of it: Gilbert, Ng and Peyton's skeleton-matrix
 // algorithm (row subtrees counted through their leaves and least common ancestors),
 // O(nnz(A) alpha(n)) time instead of one step per entry of L.
-std::vector<std::int64_t> col_counts(int n, const std::vector<int>& cp, const std::vector<int>& ci,
+template <class Ptr>
+std::vector<std::int64_t> col_counts(int n, const std::vector<Ptr>& cp, const std::vector<int>& ci,
                                      const std::vector<int>& parent, const std::vector<int>& post) {
   std::vector<std::int64_t> delta(n, 0);
   std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
@@ -98,7 +100,7 @@ std::vector<std::int64_t> col_counts(int n, const std::vector<int>& cp, const st
   for (int k = 0; k < n; ++k) {
     const int j = post[k];
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
-    for (int q = cp[j]; q < cp[j + 1]; ++q) {
+    for (Ptr q = cp[j]; q < cp[j + 1]; ++q) {
       const int i = ci[q];
       // is j a leaf of the i-th row subtree? (entries of the lower part only)
       if (i <= j || first[j] <= maxfirst[i]) continue;
@@ -284,7 +286,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
 
   // ---- etree, postorder, final numbering ----
   // The postorder relabels the tree without changing it: parent' = post^-1(parent(post)).
-  std::vector<int> iperm(n), cp, ci, parent;
+  std::vector<int> iperm(n), parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
   etree(n, p, idx, perm, iperm, parent);
   {
@@ -295,8 +297,30 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     perm.swap(perm2);
     parent.swap(parent2);
     for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-    permute_pattern(n, p, idx, perm, iperm, cp, ci);
   }
+  // ---- permuted lower triangle of A with source positions (column j: rows i >= j) ----
+  // what the counts, the supernode row structures and the numeric phase all read
+  S.ap.assign(n + 1, 0);
+  for (int c = 0; c < n; ++c)
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      int i = iperm[A.row_idx[k]], j = iperm[c];
+      S.ap[std::min(i, j) + 1]++;
+    }
+  for (int j = 0; j < n; ++j) S.ap[j + 1] += S.ap[j];
+  S.ai.resize(S.ap[n]);
+  S.asrc.resize(S.ap[n]);
+  {
+    std::vector<std::int64_t> w(S.ap.begin(), S.ap.end() - 1);
+    for (int c = 0; c < n; ++c)
+      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+        int i = iperm[A.row_idx[k]], j = iperm[c];
+        std::int64_t q = w[std::min(i, j)]++;
+        S.ai[q] = std::max(i, j);
+        S.asrc[q] = k;
+      }
+  }
+  const std::vector<std::int64_t>& cp = S.ap;
+  const std::vector<int>& ci = S.ai;
   std::vector<int> identity(n);
   std::iota(identity.begin(), identity.end(), 0);  // the numbering is a postorder now
   auto cnt = col_counts(n, cp, ci, parent, identity);
@@ -388,7 +412,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     int f0 = S.sn_first[s], last = S.sn_first[s + 1] - 1;
     tmp.clear();
     for (int j = f0; j <= last; ++j)
-      for (int q = cp[j]; q < cp[j + 1]; ++q) {
+      for (std::int64_t q = cp[j]; q < cp[j + 1]; ++q) {
         int i = ci[q];
         if (i > last && mark[i] != s) {
           mark[i] = s;
@@ -435,26 +459,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     S.levels = std::max<std::int64_t>(S.levels, height[s]);
   }
 
-  // ---- permuted lower triangle of A with source positions ----
-  S.ap.assign(n + 1, 0);
-  for (int c = 0; c < n; ++c)
-    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-      int i = iperm[A.row_idx[k]], j = iperm[c];
-      S.ap[std::min(i, j) + 1]++;
-    }
-  for (int j = 0; j < n; ++j) S.ap[j + 1] += S.ap[j];
-  S.ai.resize(S.ap[n]);
-  S.asrc.resize(S.ap[n]);
-  {
-    std::vector<std::int64_t> w(S.ap.begin(), S.ap.end() - 1);
-    for (int c = 0; c < n; ++c)
-      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-        int i = iperm[A.row_idx[k]], j = iperm[c];
-        std::int64_t q = w[std::min(i, j)]++;
-        S.ai[q] = std::max(i, j);
-        S.asrc[q] = k;
-      }
-  }
 
   // ---- task plan ----
   S.task_lo.clear();
