@@ -169,7 +169,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
 
 namespace {
 // Ruiz symmetric equilibration in the max norm on a lower-stored matrix (at most 20
-// sweeps, until every row's largest scaled entry is within 1e-2 of 1).
+// sweeps, until every row's largest scaled entry is within 10 % of 1).
 std::vector<double> ruiz_scale(const CscMatrix32& A) {
   const int n = A.n_cols;
   std::vector<double> s(n, 1.0), r(n), a(A.values.size());
@@ -198,7 +198,7 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
         dev = std::max(dev, std::fabs(1.0 - rp[i]));
         sp[i] /= std::sqrt(rp[i]);
       }
-    if (dev < 1e-2) break;
+    if (dev < 1e-1) break;
   }  return s;
 }
 }  // namespace
