@@ -1,6 +1,7 @@
 // codelets/starpu/sparse/cl_ldlt.cpp — unpack arguments, call the sparse LDL^T kernels.
 #include "starpu/sparse/cl_ldlt.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -109,13 +110,19 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
 int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
   const auto& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
-  // the task holding the parent of each task's top node (-1: the top node is a root)
-  std::vector<int> node_task(S.ns, -1), parent_task(nt, -1);
+  // Per task, the tasks holding the parents of its nodes outside it (a task may group
+  // cousin subtrees, whose parents differ): its backward sweep waits for all of them.
+  std::vector<int> node_task(S.ns, -1), up_ptr(nt + 1, 0), up_list;
   for (int t = 0; t < nt; ++t)
     for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node_task[s] = t;
   for (int t = 0; t < nt; ++t) {
-    const int p = S.sn_parent[S.task_hi[t]];
-    parent_task[t] = p < 0 ? -1 : node_task[p];
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
+      const int p = S.sn_parent[s];
+      if (p < 0 || node_task[p] == t) continue;
+      if (std::find(up_list.begin() + up_ptr[t], up_list.end(), node_task[p]) == up_list.end())
+        up_list.push_back(node_task[p]);
+    }
+    up_ptr[t + 1] = static_cast<int>(up_list.size());
   }
   std::vector<VariableHandle<int>> fwd, bwd;
   fwd.reserve(nt);
@@ -130,7 +137,9 @@ int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
                 {.name = "ldlt_solve_forward"});
   }
   for (int t = nt - 1; t >= 0; --t) {
-    acc.assign({out(bwd[t]), in(parent_task[t] >= 0 ? bwd[parent_task[t]] : fwd[t])});
+    acc.assign({out(bwd[t])});
+    for (int q = up_ptr[t]; q < up_ptr[t + 1]; ++q) acc.push_back(in(bwd[up_list[q]]));
+    if (up_ptr[t + 1] == up_ptr[t]) acc.push_back(in(fwd[t]));  // only roots: after its own forward
     LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
     exec.submit(cl_ldlt_solve_backward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
                 {.name = "ldlt_solve_backward"});

@@ -12,8 +12,9 @@
 //     W(the task's token).
 //   cl_ldlt_solve_forward / _backward: the solve over one task of the plan (a postorder
 //     range of supernodes; see SolveCtx). Buffers: the task's token (W), then the tokens
-//     it waits for (R): forward, its children's forward tasks; backward, its parent's
-//     backward task (a root: its own forward task). X lives in the SolveCtx (host memory).
+//     it waits for (R): forward, the forward tasks holding its nodes' children; backward,
+//     the backward tasks holding its nodes' parents (a task of roots only: its own forward
+//     task). X lives in the SolveCtx (host memory).
 #pragma once
 #include <cstdint>
 
