@@ -73,9 +73,11 @@ struct NewtonResult {
   int colors = 0, color_lower_bound = 0;  // of the (last) Jacobian pattern
   int jacobian_rows = 0, jacobian_nnz = 0;
   int buses_switched = 0;  // PV/ref buses made PQ by Q limits
-  // Wall-clock seconds: Jacobian evaluations, KLU factor/refactor + solve, set-up on the
-  // calling thread (Sbus, numbering, pattern, handles), the colouring and KLU analysis (tasks
-  // that overlap the first mismatch), and the whole solve (parsed case in memory -> result).
+  // Wall-clock seconds: Jacobian evaluations (per iteration the longest block task,
+  // summed), KLU factor/refactor + solve, the set-up step (Sbus, pattern, workspaces,
+  // handles; waited for by the caller), the colouring and its maps, the KLU ordering and
+  // symbolic analysis (tasks that overlap other set-up work and the first mismatch), and
+  // the whole solve (parsed case in memory -> result).
   double jacobian_s = 0, linsolve_s = 0, setup_s = 0, coloring_s = 0, klu_analyze_s = 0, total_s = 0;
   int klu_factors = 0, klu_refactors = 0;
 };
