@@ -1,11 +1,13 @@
 // src/forward/coloring.cpp — pattern checks, distance-2 column colouring, seed matrix,
 // decompression (contracts in include/stardiff/forward/coloring.hpp).
 //
-// The colouring builds the column intersection graph (columns adjacent when they share
-// a row) once, compressed by classes of identical rows and of indistinguishable columns
-// (a power-flow Jacobian has both: P/Q rows and Va/Vm columns of a PQ bus), orders its
-// vertices (natural, largest-first by degree, smallest-last by exact minimum remaining
-// degree, incidence-degree) and colours greedily with a stamped forbidden-colour array.
+// The colouring works on a compressed pattern: classes of columns with equal rows (Va and
+// Vm of a PQ bus) and one row group per distinct row (P and Q of a bus) — detected by
+// hashing (color_columns) or given (color_compressed). From it one class graph (each
+// class's closed neighbourhood, as classes) is built; natural order colours single
+// columns by index, the other orders (largest-first, smallest-last, incidence-degree)
+// order classes and colour each class's members together, greedily with a stamped
+// forbidden-colour array.
 #include <algorithm>
 #include <numeric>
 #include <string>

@@ -1,13 +1,16 @@
 // src/sparse/ldlt.cpp — the Ldlt solver: analysis, factorization as tasks, refined solve.
 //
-// Contract: see stardiff/sparse/ldlt.hpp. factorize() scales A symmetrically (Ruiz,
-// max-norm, at most 20 sweeps), submits one task per plan entry (ldlt_subtree /
-// ldlt_front) with dependencies through one token handle per task, waits, and
-// aggregates pivot statistics (inertia from D; static pivots count as zero
-// eigenvalues). solve() runs the triangular solves as one task, then refines
-// (x += A^-1 r) while the backward error falls by at least half, then FGMRES
-// preconditioned by the factorization if the backward error is still above 10 eps.
-// Both run OpenBLAS single-threaded for their duration (tasks are the parallelism).
+// Contract: see stardiff/sparse/ldlt.hpp. factorize() first runs one preparation task
+// (pattern and finiteness checks, Ruiz max-norm scaling to 10 %, the scaled permuted
+// values; in simplicial mode also SuiteSparse LDL and its acceptance test), then — unless
+// simplicial mode succeeded — submits one task per plan entry (ldlt_subtree / ldlt_front,
+// or the panel/update tasks of a split front) with dependencies through one token handle
+// per task, waits, and aggregates pivot statistics (inertia from D; static pivots count
+// as zero eigenvalues). solve() runs the triangular solves as tasks (one forward and one
+// backward task per plan entry; simplicial: one task), then refines (x += A^-1 r) while
+// the backward error falls by at least half, then FGMRES preconditioned by the
+// factorization if the backward error is still above 10 eps. Both run OpenBLAS
+// single-threaded for their duration (tasks are the parallelism).
 #include "stardiff/sparse/ldlt.hpp"
 
 #include <algorithm>
@@ -140,8 +143,10 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.a = CscMatrix32{};
   // A task round trip (~30 us here) costs more than analysing a tiny pattern on the caller.
   constexpr std::int64_t kInlineNnz = 4000;
-  if (exec && A.nnz() >= kInlineNnz) run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
-  else detail::analyze_pattern(A, st.opts, st.sym);
+  if (exec && A.nnz() >= kInlineNnz)
+    run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
+  else
+    detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
   st.ainfo = AnalyzeInfo{};
   st.ainfo.n = S.n;
@@ -199,11 +204,10 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
         sp[i] /= std::sqrt(rp[i]);
       }
     if (dev < 1e-1) break;
-  }  return s;
+  }
+  return s;
 }
-}  // namespace
 
-namespace {
 // Simplicial mode: SuiteSparse LDL on the upper triangle of P S A S P^T (st.scale set).
 // Returns false (and leaves st.simp.ok false) when a pivot is zero or too small, or a
 // multiplier exceeds 1/u: then threshold pivoting has work to do (the multifrontal path).

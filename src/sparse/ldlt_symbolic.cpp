@@ -5,8 +5,10 @@
 // nested dissection, auto = the smaller predicted nnz(L) of both, user, natural), the
 // elimination tree (Liu) and its postorder, column counts (Gilbert-Ng-Peyton, O(nnz(A))
 // time, O(n) memory), fundamental supernodes merged by relaxed amalgamation
-// (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts and the
-// task plan (small subtrees grouped into one task). Deterministic for a given input.
+// (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts, the task
+// plan (small subtrees grouped into one task) and, for a simplicial candidate, the upper
+// triangle and symbolic data SuiteSparse LDL needs. AMD runs through core/amd_graph.
+// Deterministic for a given input.
 #include <amd.h>
 #include <metis.h>
 
