@@ -3,7 +3,8 @@
 // Inertia is compared with the signs of LAPACKE_dsyev eigenvalues (exact counts) on
 // random SPD, indefinite, KKT and singular matrices, dense and sparse, under every
 // ordering; solutions with refinement must reach a backward error near eps and a
-// relative residual <= 1e-10; refactorization reuses the analysis; misuse throws.
+// relative residual <= 1e-10; refactorization reuses the analysis; misuse throws; the
+// simplicial mode is kept exactly when threshold pivoting would take the diagonal pivots.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -425,4 +426,68 @@ TEST(SparseLdltDense, StaticPivotsRecoveredByRefinementAndFgmres) {
   EXPECT_GT(si.fgmres_iters, 0) << "refine " << si.refine_iters << " static " << fi.static_pivots;
   EXPECT_LE(si.backward_error, 1e-14);
   EXPECT_LE(relres(A, x, b), 1e-10);
+}
+
+TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
+  // A sparse SPD matrix with tiny supernodes: SuiteSparse LDL's factorization is kept
+  // ("simplicial"), equals the multifrontal one's inertia and solves to eps. The same
+  // matrix with zero diagonal 2x2 structure needs pivots: the simplicial attempt is
+  // rejected (a zero pivot or a multiplier above 1/u) and the multifrontal path runs.
+  std::mt19937 g(9);
+  auto A = random_sparse(300, 0.004, 4.0, g);
+  Ldlt simp;
+  ASSERT_EQ(simp.analyze(A).mode, "simplicial");
+  const auto fs = simp.factorize(A);
+  EXPECT_EQ(fs.mode, "simplicial");
+  EXPECT_EQ(fs.two_by_two + fs.delayed + fs.static_pivots, 0);
+  Ldlt multi({.simplicial_switch = 0});
+  ASSERT_NE(multi.analyze(A).mode, "simplicial");
+  const auto fm = multi.factorize(A);
+  EXPECT_NE(fm.mode, "simplicial");
+  expect_inertia(fs.inertia, fm.inertia);
+  expect_inertia(fs.inertia, dense_inertia(A));
+  auto b = ones_rhs(A);
+  auto x = simp.solve(b);
+  EXPECT_LE(relres(A, x, b), 1e-14);
+  EXPECT_NE(simp.factor_hash(), multi.factor_hash());
+
+  const int n = 60;  // [[0, c], [c, 0]] pairs, weakly coupled, plus sparse noise
+  std::vector<double> D(std::size_t(n) * n, 0.0);
+  for (int k = 0; k < n; k += 2) {
+    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0 + k;
+    if (k + 2 < n) D[k + 2 + std::size_t(k) * n] = D[k + std::size_t(k + 2) * n] = 0.1;
+  }
+  auto K = to_csc(n, D);
+  Ldlt kkt;
+  ASSERT_EQ(kkt.analyze(K).mode, "simplicial");  // a candidate by its structure
+  const auto fk = kkt.factorize(K);
+  EXPECT_EQ(fk.mode, "single-task");  // ... rejected: the pivoting path ran
+  EXPECT_GT(fk.two_by_two, 0);
+  expect_inertia(fk.inertia, {n / 2, n / 2, 0});
+  auto bk = ones_rhs(K);
+  EXPECT_LE(relres(K, kkt.solve(bk), bk), 1e-12);
+}
+
+TEST(SparseLdltDense, SimplicialRejectsLargeMultipliers) {
+  // [[eps, 1], [1, 1]] blocks: diagonal pivots exist, but the multiplier 1/eps exceeds
+  // 1/u = 100, so threshold pivoting would swap: the simplicial result is not kept. With
+  // u = 0 (no threshold) it is. Both give the exact inertia (one + and one - per block).
+  const int n = 40;
+  std::vector<double> D(std::size_t(n) * n, 0.0);
+  for (int k = 0; k < n; k += 2) {
+    D[k + std::size_t(k) * n] = 1e-4;
+    D[k + 1 + std::size_t(k + 1) * n] = 1.0;
+    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0;
+  }
+  auto A = to_csc(n, D);
+  Ldlt strict({.scale = false});
+  ASSERT_EQ(strict.analyze(A).mode, "simplicial");
+  const auto fs = strict.factorize(A);
+  EXPECT_EQ(fs.mode, "single-task");
+  expect_inertia(fs.inertia, {n / 2, n / 2, 0});
+  Ldlt loose({.pivot_threshold = 0, .scale = false});
+  loose.analyze(A);
+  const auto fl = loose.factorize(A);
+  EXPECT_EQ(fl.mode, "simplicial");
+  expect_inertia(fl.inertia, {n / 2, n / 2, 0});
 }
