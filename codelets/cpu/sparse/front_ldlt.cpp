@@ -21,6 +21,14 @@
 namespace stardiff::cpu {
 namespace {
 
+// Per-thread scratch buffers (window backups, W = L D blocks), kept between calls: large
+// fronts would otherwise allocate — and page-fault — fresh memory for every window.
+std::vector<double>& scratch(int which, std::size_t n) {
+  thread_local std::vector<double> buf[2];
+  if (buf[which].size() < n) buf[which].resize(n);
+  return buf[which];
+}
+
 struct Front {
   double* F;
   int m;
@@ -301,7 +309,7 @@ int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& o, i
                      signed char* piv, FrontCounts& cnt) {
   Front f{F, m};
   const int nw = wend - k;
-  std::vector<double> backup(std::size_t(m - k) * nw);
+  std::vector<double>& backup = scratch(0, std::size_t(m - k) * nw);
   for (int j = 0; j < nw; ++j)
     std::copy(&f.at(k, k + j), &f.at(k, k + j) + (m - k), backup.data() + std::size_t(j) * (m - k));
   if (fast_window(f, k, wend, o, d)) {
@@ -322,7 +330,7 @@ void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, c
   if (nacc <= 0 || c1 <= c0) return;
   Front f{F, m};
   const int nc = c1 - c0;
-  std::vector<double> W(std::size_t(nc) * nacc);
+  std::vector<double>& W = scratch(1, std::size_t(nc) * nacc);
   for (int t = 0; t < nacc; ++t) {
     const int c = k + t;
     const double* lc = &f.at(c0, c);
@@ -352,7 +360,8 @@ int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, do
   Front f{F, m};
   std::iota(perm, perm + m, 0);
   const int nb = std::max(2, o.nb);
-  std::vector<double> backup, W;
+  std::vector<double>& backup = scratch(0, 0);
+  std::vector<double>& W = scratch(1, 0);
   int k = 0, tail = p;
   std::int64_t acc_pass = 0;
   while (k < p) {
