@@ -382,28 +382,6 @@ void update_generators(const Case& c, const Network& net, const std::vector<int>
   if (first >= 0) g.pg[first] = sinj[ref].real() * base + g.pd[ref] - others;
 }
 
-// submit_step runs fn() as one task and returns the token it writes; run_step also waits
-// for it (not for other tasks in flight). Host-side set-up work runs on a worker while the
-// submitting thread sleeps (idle StarPU workers poll, so work on the submitting thread
-// would compete with them for the cores).
-template <class Fn>
-std::unique_ptr<VariableHandle<int>> submit_step(Executor& exec, const char* name, Fn& fn) {
-  auto token = std::make_unique<VariableHandle<int>>(0, name);
-  codelets::insert_pf_step(exec, name,
-                           {+[](void* ctx) {
-                              (*static_cast<Fn*>(ctx))();
-                              return true;
-                            },
-                            &fn},
-                           *token);
-  return token;
-}
-template <class Fn>
-void run_step(Executor& exec, const char* name, Fn& fn) {
-  auto token = submit_step(exec, name, fn);
-  auto done = token->acquire(Access::R);  // this step only: others may still run
-}
-
 }  // namespace
 
 NewtonResult solve(const Case& c, const SolveOptions& o) {
@@ -425,7 +403,9 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
     types = bus_types(c, net, requested, g);
     V = start_voltage(c, net, types, g, o.flat_start);
   };
-  run_step(exec, "pf_network", build);
+  // Host-side set-up runs as tasks (polling workers would slow it on this thread); its
+  // errors (e.g. no usable reference bus) come back here unchanged.
+  run_on_worker(exec, "pf_network", build);
   const std::vector<int> types0 = types;
   const int ref0 = static_cast<int>(std::find(types.begin(), types.end(), int(REF)) - types.begin());
   const double va_ref0 = c.buses[net.case_bus[ref0]].va * M_PI / 180.0;
@@ -441,9 +421,9 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
       sys.build();
     };
     {
-      auto built = submit_step(exec, "pf_system", make_system);
+      WorkerStep built(exec, "pf_system", make_system);
       sys.start_ordering();  // after the set-up step: a worker takes it once free
-      auto done = built->acquire(Access::R);
+      built.wait();
     }
     res.setup_s += seconds_since(t_setup);
     sys.start();

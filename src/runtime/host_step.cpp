@@ -1,6 +1,8 @@
-// src/runtime/host_step.cpp — run_on_worker: a host function as one task (see executor.hpp).
+// src/runtime/host_step.cpp — WorkerStep / run_on_worker: a host function as one task
+// (see executor.hpp).
 #include <exception>
 #include <functional>
+#include <utility>
 
 #include "stardiff/runtime/executor.hpp"
 #include "stardiff/runtime/handle.hpp"
@@ -18,7 +20,7 @@ void host_step_task(const TaskContext& t) {
   try {
     (*a.fn)();
   } catch (...) {
-    *a.error = std::current_exception();  // rethrown by run_on_worker, unchanged
+    *a.error = std::current_exception();  // rethrown by WorkerStep::wait, unchanged
   }
 }
 
@@ -26,12 +28,28 @@ const Codelet cl_host_step("host_step", host_step_task, nullptr, {{HandleKind::V
 
 }  // namespace
 
+WorkerStep::WorkerStep(Executor& exec, const char* name, std::function<void()> fn)
+    : fn_(std::move(fn)), token_(0, name) {
+  exec.submit(cl_host_step, HostStepArgs{&fn_, &error_}, {out(token_)}, {.name = name, .priority = 2});
+}
+
+void WorkerStep::wait() {
+  if (!waited_) {
+    auto done = token_.acquire(Access::R);
+    waited_ = true;
+  }
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+WorkerStep::~WorkerStep() {
+  if (!waited_) {  // never leave the task holding our members; its error is dropped
+    auto done = token_.acquire(Access::R);
+  }
+}
+
 void run_on_worker(Executor& exec, const char* name, const std::function<void()>& fn) {
-  std::exception_ptr error;
-  VariableHandle<int> token(0, name);
-  exec.submit(cl_host_step, HostStepArgs{&fn, &error}, {out(token)}, {.name = name, .priority = 2});
-  { auto done = token.acquire(Access::R); }
-  if (error) std::rethrow_exception(error);
+  WorkerStep step(exec, name, fn);
+  step.wait();
 }
 
 }  // namespace stardiff

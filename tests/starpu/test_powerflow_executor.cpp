@@ -4,6 +4,8 @@
 // case1354pegase from the shared data when present (4 blocks). Run under eager, lws, dmda.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -84,7 +86,8 @@ TEST(PowerflowStarpu, TaskGraphShape) {
   EXPECT_EQ(counts["pf_linsolve"], submitted);
   EXPECT_EQ(counts["pf_update"], submitted);
   EXPECT_EQ(counts["pf_mismatch"], 2 * (submitted + 1));
-  EXPECT_EQ(counts["pf_step"], 6u);  // network, system set-up, colouring, ordering, KLU analysis, colour maps
+  EXPECT_EQ(counts["host_step"], 2u);  // network, system set-up (run_on_worker / WorkerStep)
+  EXPECT_EQ(counts["pf_step"], 4u);    // colouring, ordering, KLU analysis, colour maps
   EXPECT_EQ(r.mismatch_history.size(), static_cast<std::size_t>(r.iterations + 1));
   EXPECT_EQ(r.klu_factors + r.klu_refactors, r.iterations);  // the skipped iteration factors nothing
 }
@@ -113,4 +116,32 @@ TEST(PowerflowStarpu, IterationLimitStopsTheQueuedIterations) {
     EXPECT_EQ(s.va_deg[b], r.va_deg[b]);
   }
   EXPECT_EQ(s.max_mismatch, r.max_mismatch);
+}
+
+TEST(PowerflowStarpu, SetUpErrorsComeBackFromTheTasks) {
+  // The file parses, but once the reference bus's only generator is out of service and no
+  // PV bus is left, bus_types has no reference: the set-up task's Error reaches the caller
+  // unchanged under both executors (not a later crash on a half-built network).
+  std::ifstream in(pftest::pf6_path());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto [from, to] : {std::pair<std::string, std::string>{"\t10\t0\t0\t300\t-300\t1.02\t100\t1\t", "\t10\t0\t0\t300\t-300\t1.02\t100\t0\t"},
+                          {"\t20\t2\t20", "\t20\t1\t20"},
+                          {"\t60\t2\t0", "\t60\t1\t0"}}) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  const Case c = parse_matpower(text, "noref.m");
+  StarpuExecutor spu;
+  SequentialExecutor seq;
+  for (Executor* ex : {static_cast<Executor*>(&spu), static_cast<Executor*>(&seq)}) {
+    SolveOptions o;
+    o.executor = ex;
+    try {
+      solve(c, o);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("no reference bus"), std::string::npos) << e.what();
+    }
+  }
 }

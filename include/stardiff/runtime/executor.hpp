@@ -10,13 +10,15 @@
 //  * SequentialExecutor runs each task at submission: a reference for every
 //    StarPU run. StarpuExecutor (runtime/starpu_executor.hpp) inserts StarPU tasks.
 //    RecordingExecutor records the graph (DOT, counts) and forwards to another.
-//  * run_on_worker(exec, name, fn) runs fn() as one task ("host_step") and waits for that
-//    task only (others in flight keep running); an exception from fn is rethrown
-//    unchanged. For host-side steps (an analysis, a set-up) that would otherwise run on
-//    the submitting thread beside StarPU workers that poll while idle.
+//  * WorkerStep(exec, name, fn) submits fn() as one task ("host_step"); wait() waits for
+//    that task only (others in flight keep running) and rethrows fn's exception unchanged
+//    (the destructor waits too, dropping it). run_on_worker(exec, name, fn) is both at
+//    once. For host-side steps (an analysis, a set-up) that would otherwise run on the
+//    submitting thread beside StarPU workers that poll while idle.
 #pragma once
 #include <functional>
 #include <cstddef>
+#include <exception>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -117,6 +119,21 @@ class RecordingExecutor final : public Executor {
  private:
   Executor* inner_;
   std::vector<Task> tasks_;
+};
+
+class WorkerStep {
+ public:
+  WorkerStep(Executor& exec, const char* name, std::function<void()> fn);
+  ~WorkerStep();
+  WorkerStep(const WorkerStep&) = delete;  // the task holds the addresses of fn and error
+  WorkerStep& operator=(const WorkerStep&) = delete;
+  void wait();
+
+ private:
+  std::function<void()> fn_;
+  std::exception_ptr error_;
+  VariableHandle<int> token_;
+  bool waited_ = false;
 };
 
 void run_on_worker(Executor& exec, const char* name, const std::function<void()>& fn);
