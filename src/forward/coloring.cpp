@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "stardiff/forward/coloring.hpp"
 #include "stardiff/runtime/error.hpp"
@@ -108,15 +109,27 @@ struct Graph {
   std::int32_t degree(std::int32_t c) const { return std::max(closed_size[c] - 1, 0); }  // of each member
 };
 
+// Inverts lists (counting sort): list k (k < nlists) holds targets in [0, m) between
+// list(k).first and list(k).second; on return, target t's entries out[ptr[t] .. ptr[t+1])
+// are the lists that hold it, increasing.
+template <class List>
+void invert(std::int32_t nlists, std::int32_t m, List list, std::vector<std::int32_t>& ptr,
+            std::vector<std::int32_t>& out) {
+  ptr.assign(m + 1, 0);
+  for (std::int32_t k = 0; k < nlists; ++k)
+    for (auto [b, e] = list(k); b != e; ++b) ++ptr[*b + 1];
+  for (std::int32_t t = 0; t < m; ++t) ptr[t + 1] += ptr[t];
+  out.resize(ptr[m]);
+  std::vector<std::int32_t> fill(ptr.begin(), ptr.end() - 1);
+  for (std::int32_t k = 0; k < nlists; ++k)
+    for (auto [b, e] = list(k); b != e; ++b) out[fill[*b]++] = k;
+}
+
 // Row-wise (CSR) copy of the pattern's structure (columns increasing within a row).
 void transpose(const SparsityPattern& p, std::vector<std::int32_t>& rptr, std::vector<std::int32_t>& cidx) {
-  rptr.assign(p.n_rows + 1, 0);
-  for (std::int32_t e = 0; e < p.nnz(); ++e) ++rptr[p.row_idx[e] + 1];
-  for (std::int32_t i = 0; i < p.n_rows; ++i) rptr[i + 1] += rptr[i];
-  cidx.resize(p.nnz());
-  std::vector<std::int32_t> fill(rptr.begin(), rptr.end() - 1);
-  for (std::int32_t j = 0; j < p.n_cols; ++j)
-    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) cidx[fill[p.row_idx[e]]++] = j;
+  const std::int32_t* ri = p.row_idx.data();
+  invert(p.n_cols, p.n_rows, [&](std::int32_t j) { return std::pair(ri + p.col_ptr[j], ri + p.col_ptr[j + 1]); },
+         rptr, cidx);
 }
 
 std::uint64_t hash_list(const std::int32_t* b, const std::int32_t* e) {
@@ -167,26 +180,18 @@ CompressedPattern compress(const SparsityPattern& p) {
   std::vector<std::int32_t> rcls, rrep;
   list_classes(rptr, cidx, rcls, rrep);
   const std::int32_t nrc = static_cast<std::int32_t>(rrep.size());
-  // per column: its row groups, increasing (a counting-sort transpose of the representative
-  // rows, visited in group order)
-  std::vector<std::int32_t> kptr(p.n_cols + 1, 0);
-  for (std::int32_t rc = 0; rc < nrc; ++rc)
-    for (std::int32_t f = rptr[rrep[rc]]; f < rptr[rrep[rc] + 1]; ++f) ++kptr[cidx[f] + 1];
-  for (std::int32_t j = 0; j < p.n_cols; ++j) kptr[j + 1] += kptr[j];
-  std::vector<std::int32_t> kdat(kptr.back()), fill(kptr.begin(), kptr.end() - 1);
-  for (std::int32_t rc = 0; rc < nrc; ++rc)
-    for (std::int32_t f = rptr[rrep[rc]]; f < rptr[rrep[rc] + 1]; ++f) kdat[fill[cidx[f]]++] = rc;
+  // per column: its row groups, increasing (the representative rows, inverted)
+  std::vector<std::int32_t> kptr, kdat;
+  const std::int32_t* ci = cidx.data();
+  invert(nrc, p.n_cols, [&](std::int32_t rc) { return std::pair(ci + rptr[rrep[rc]], ci + rptr[rrep[rc] + 1]); },
+         kptr, kdat);
   std::vector<std::int32_t> ccls, crep;
   list_classes(kptr, kdat, ccls, crep);
   const std::int32_t ncc = static_cast<std::int32_t>(crep.size());
   CompressedPattern cp;
   cp.n_cols = p.n_cols;
-  cp.class_ptr.assign(ncc + 1, 0);
-  for (std::int32_t j = 0; j < p.n_cols; ++j) ++cp.class_ptr[ccls[j] + 1];
-  for (std::int32_t c = 0; c < ncc; ++c) cp.class_ptr[c + 1] += cp.class_ptr[c];
-  cp.class_cols.resize(p.n_cols);
-  fill.assign(cp.class_ptr.begin(), cp.class_ptr.end() - 1);
-  for (std::int32_t j = 0; j < p.n_cols; ++j) cp.class_cols[fill[ccls[j]]++] = j;
+  invert(p.n_cols, ncc, [&](std::int32_t j) { return std::pair(&ccls[j], &ccls[j] + 1); }, cp.class_ptr,
+         cp.class_cols);
   std::vector<std::int32_t> mark(ncc, -1);
   cp.group_ptr.assign(nrc + 1, 0);
   cp.group_classes.reserve(p.nnz());
@@ -246,12 +251,10 @@ Graph class_graph(const CompressedPattern& cp) {
   for (std::int32_t c = 0; c < ncc; ++c)
     for (std::int32_t m = g.mptr[c]; m < g.mptr[c + 1]; ++m) g.cls[g.members[m]] = c;
   // per class: its row groups
-  std::vector<std::int32_t> kptr(ncc + 1, 0);
-  for (std::int32_t f = 0; f < cp.group_ptr[ng]; ++f) ++kptr[cp.group_classes[f] + 1];
-  for (std::int32_t c = 0; c < ncc; ++c) kptr[c + 1] += kptr[c];
-  std::vector<std::int32_t> kdat(kptr[ncc]), fill(kptr.begin(), kptr.end() - 1);
-  for (std::int32_t q = 0; q < ng; ++q)
-    for (std::int32_t f = cp.group_ptr[q]; f < cp.group_ptr[q + 1]; ++f) kdat[fill[cp.group_classes[f]]++] = q;
+  std::vector<std::int32_t> kptr, kdat;
+  const std::int32_t* gc = cp.group_classes.data();
+  invert(ng, ncc, [&](std::int32_t q) { return std::pair(gc + cp.group_ptr[q], gc + cp.group_ptr[q + 1]); }, kptr,
+         kdat);
   // per class: the classes sharing a row group with it (a class in no row group — an empty
   // column — is alone in its neighbourhood)
   std::vector<std::int32_t> mark(ncc, -1);
