@@ -1,7 +1,6 @@
 // codelets/starpu/sparse/cl_ldlt.cpp — unpack arguments, call the sparse LDL^T kernels.
 #include "starpu/sparse/cl_ldlt.hpp"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -111,19 +110,14 @@ int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
   const auto& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
   // Per task, the tasks holding the parents of its nodes outside it (a task may group
-  // cousin subtrees, whose parents differ): its backward sweep waits for all of them.
-  std::vector<int> node_task(S.ns, -1), up_ptr(nt + 1, 0), up_list;
+  // cousin subtrees, whose parents differ): the plan's dependency lists (the tasks holding
+  // each task's outside children), inverted. Its backward sweep waits for all of them.
+  std::vector<std::vector<int>> up(nt);
   for (int t = 0; t < nt; ++t)
-    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node_task[s] = t;
-  for (int t = 0; t < nt; ++t) {
-    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-      const int p = S.sn_parent[s];
-      if (p < 0 || node_task[p] == t) continue;
-      if (std::find(up_list.begin() + up_ptr[t], up_list.end(), node_task[p]) == up_list.end())
-        up_list.push_back(node_task[p]);
+    for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) {
+      std::vector<int>& u = up[S.dep_list[q]];
+      if (u.empty() || u.back() != t) u.push_back(t);  // a task's children may share a task
     }
-    up_ptr[t + 1] = static_cast<int>(up_list.size());
-  }
   std::vector<VariableHandle<int>> fwd, bwd;
   fwd.reserve(nt);
   bwd.reserve(nt);
@@ -138,8 +132,8 @@ int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
   }
   for (int t = nt - 1; t >= 0; --t) {
     acc.assign({out(bwd[t])});
-    for (int q = up_ptr[t]; q < up_ptr[t + 1]; ++q) acc.push_back(in(bwd[up_list[q]]));
-    if (up_ptr[t + 1] == up_ptr[t]) acc.push_back(in(fwd[t]));  // only roots: after its own forward
+    for (int T : up[t]) acc.push_back(in(bwd[T]));
+    if (up[t].empty()) acc.push_back(in(fwd[t]));  // only roots: after its own forward
     LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
     exec.submit(cl_ldlt_solve_backward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
                 {.name = "ldlt_solve_backward"});
