@@ -208,22 +208,31 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
   return s;
 }
 
-// Simplicial mode: SuiteSparse LDL on the upper triangle of P S A S P^T (st.scale set).
-// Returns false (and leaves st.simp.ok false) when a pivot is zero or too small, or a
-// multiplier exceeds 1/u: then threshold pivoting has work to do (the multifrontal path).
-bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, FactorInfo& fi) {
+// Entries of P S A S P^T on one of the analysis's permuted structures (column j: rows
+// row[ptr[j] ..), taken from A.values[src[...]]); ps is the scaling in the permuted
+// numbering. Returns max |entry|.
+template <class Ptr>
+double scaled_values(const CscMatrix32& A, const std::vector<double>& ps, const std::vector<Ptr>& ptr,
+                     const std::vector<int>& row, const std::vector<std::int64_t>& src, std::vector<double>& out) {
+  out.resize(row.size());
+  double amax = 0;
+  for (std::size_t j = 0; j + 1 < ptr.size(); ++j)
+    for (Ptr q = ptr[j]; q < ptr[j + 1]; ++q) {
+      out[q] = A.values[src[q]] * ps[row[q]] * ps[j];
+      amax = std::max(amax, std::fabs(out[q]));
+    }
+  return amax;
+}
+
+// Simplicial mode: SuiteSparse LDL on the upper triangle of P S A S P^T (ps: the scaling in
+// the permuted numbering). Returns false (and leaves st.simp.ok false) when a pivot is zero
+// or too small, or a multiplier exceeds 1/u: then threshold pivoting has work to do (the
+// multifrontal path).
+bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<double>& ps, FactorInfo& fi) {
   const auto& S = st.sym;
   const int n = S.n;
-  std::vector<double> ps(n), ux(S.ui.size());  // scale in the permuted numbering
-  for (int k = 0; k < n; ++k) ps[k] = st.scale[S.perm[k]];
-  double amax = 0;
-  for (int j = 0; j < n; ++j) {
-    const double sj = ps[j];
-    for (int q = S.up[j]; q < S.up[j + 1]; ++q) {
-      ux[q] = A.values[S.usrc[q]] * ps[S.ui[q]] * sj;
-      amax = std::max(amax, std::fabs(ux[q]));
-    }
-  }
+  std::vector<double> ux;
+  const double amax = scaled_values(A, ps, S.up, S.ui, S.usrc, ux);
   const double small = std::max(st.opts.zero_pivot * (amax > 0 ? amax : 1.0), std::numeric_limits<double>::min());
   auto& f = st.simp;
   f.li.resize(S.lp[n]);
@@ -298,18 +307,13 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.simp.ok = false;
     st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
     st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
-    if (S.simplicial && factor_simplicial(st, A, simplicial_info)) {
+    std::vector<double> ps(S.n);  // the scaling in the permuted numbering
+    for (int k = 0; k < S.n; ++k) ps[k] = st.scale[S.perm[k]];
+    if (S.simplicial && factor_simplicial(st, A, ps, simplicial_info)) {
       done = true;
       return;
     }
-    sval.resize(S.ai.size());
-    for (int j = 0; j < S.n; ++j) {
-      const double sj = st.scale[S.perm[j]];
-      for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
-        sval[q] = A.values[S.asrc[q]] * st.scale[S.perm[S.ai[q]]] * sj;
-        amax = std::max(amax, std::fabs(sval[q]));
-      }
-    }
+    amax = scaled_values(A, ps, S.ap, S.ai, S.asrc, sval);
   });
   if (done) {
     FactorInfo& fi = simplicial_info;
