@@ -8,10 +8,29 @@
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::powerflow {
+namespace {
+
+// Calls f(col, e, is_vm) for the Jacobian columns of bus i's rows — the Va and (with_vm)
+// Vm variables of its Ybus neighbours, e being the Ybus CSR entry — in the column order
+// [Va(pv); Va(pq); Vm(pq)]: pv and pq lists are in increasing bus order and Ybus rows list
+// their buses in increasing order, so three passes over row i emit sorted columns.
+template <class F>
+void row_columns(const Network& net, const PfIndex& ix, int i, bool with_vm, F&& f) {
+  const std::int32_t npv = ix.npv();
+  for (int pass = 0; pass < (with_vm ? 3 : 2); ++pass)
+    for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
+      const int j = net.col_idx[e];
+      const std::int32_t col = pass == 2 ? ix.vm_var[j] : ix.va_var[j];
+      if (col < 0 || (pass < 2 && (col < npv) != (pass == 0))) continue;
+      f(col, e, pass == 2);
+    }
+}
+
+}  // namespace
 
 JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   JacobianPattern p;
-  const std::int32_t n = p.n = ix.size(), npvpq = ix.npvpq(), npv = ix.npv();
+  const std::int32_t n = p.n = ix.size(), npvpq = ix.npvpq();
   const std::int32_t nnzy = net.nnz();
   p.p_va.assign(nnzy, -1);
   p.p_vm.assign(nnzy, -1);
@@ -31,23 +50,14 @@ JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   }
   for (std::int32_t r = 0; r < n; ++r) p.row_ptr[r + 1] += p.row_ptr[r];
   p.col_idx.resize(p.row_ptr[n]);
-  // Columns are [Va(pv); Va(pq); Vm(pq)] with pv and pq in increasing bus order, and Ybus
-  // rows list their buses in increasing order: three passes over row i (Va of PV
-  // neighbours, Va of PQ neighbours, Vm of PQ neighbours) emit its columns already sorted
-  // (a row that comes out unsorted — an index built otherwise — is sorted). The Q row of a
-  // PQ bus is a copy of its P row.
+  // Each row's columns come out sorted from row_columns (a row that does not — an index
+  // built otherwise — is sorted). The Q row of a PQ bus is a copy of its P row.
   struct Ent { std::int32_t col, e; bool vm; };
   std::vector<Ent> ents;
   for (std::int32_t k = 0; k < npvpq; ++k) {
     const int i = ix.pvpq(k);
     ents.clear();
-    for (int pass = 0; pass < 3; ++pass)
-      for (std::int32_t e = net.row_ptr[i]; e < net.row_ptr[i + 1]; ++e) {
-        const int j = net.col_idx[e];
-        const std::int32_t col = pass == 2 ? ix.vm_var[j] : ix.va_var[j];
-        if (col < 0 || (pass < 2 && (col < npv) != (pass == 0))) continue;
-        ents.push_back({col, e, pass == 2});
-      }
+    row_columns(net, ix, i, true, [&](std::int32_t col, std::int32_t e, bool vm) { ents.push_back({col, e, vm}); });
     if (!std::is_sorted(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; }))
       std::sort(ents.begin(), ents.end(), [](const Ent& a, const Ent& b) { return a.col < b.col; });
     for (int q = 0; q < 2; ++q) {
@@ -119,7 +129,7 @@ forward::Coloring color_jacobian_columns(const Network& net, const PfIndex& ix, 
   // Class k = the variables of bus pvpq(k): Va (column k) and, at a PQ bus, Vm. Row group
   // k = the rows of that bus (P and Q have the same columns): the classes of its non-
   // reference neighbours, in column order (PV neighbours, then PQ, each by bus index).
-  const std::int32_t npvpq = ix.npvpq(), npv = ix.npv();
+  const std::int32_t npvpq = ix.npvpq();
   forward::CompressedPattern cp;
   cp.n_cols = ix.size();
   cp.class_ptr.resize(npvpq + 1);
@@ -132,11 +142,7 @@ forward::Coloring color_jacobian_columns(const Network& net, const PfIndex& ix, 
     cp.class_cols.push_back(ix.va_var[b]);
     if (ix.vm_var[b] >= 0) cp.class_cols.push_back(ix.vm_var[b]);
     cp.class_ptr[k + 1] = static_cast<std::int32_t>(cp.class_cols.size());
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::int32_t e = net.row_ptr[b]; e < net.row_ptr[b + 1]; ++e) {
-        const std::int32_t c = ix.va_var[net.col_idx[e]];
-        if (c >= 0 && (c < npv) == (pass == 0)) cp.group_classes.push_back(c);
-      }
+    row_columns(net, ix, b, false, [&](std::int32_t c, std::int32_t, bool) { cp.group_classes.push_back(c); });
     cp.group_ptr[k + 1] = static_cast<std::int32_t>(cp.group_classes.size());
   }
   return forward::color_compressed(cp, order);
