@@ -51,9 +51,11 @@ class NewtonSystem {
   // Cheap: the numbering only. Then start_coloring() (a task: the colouring needs only the
   // bus graph and the numbering), build() (the pattern, workspaces and handles; run it as
   // a task beside the colouring) and start().
+  // bus_order: AMD's order of the bus graph, shared by the systems of one solve (the graph
+  // does not change with the bus types); the first ordering step fills it.
   NewtonSystem(const Network& net, const std::vector<int>& types, const std::vector<cplx>& sbus,
-               const SolveOptions& o, Executor& exec)
-      : net_(net), sbus_(sbus), opts_(o), exec_(exec) {
+               const SolveOptions& o, Executor& exec, std::vector<int>& bus_order)
+      : net_(net), sbus_(sbus), opts_(o), exec_(exec), bus_order_(bus_order) {
     ix_ = make_index(types);
   }
 
@@ -218,17 +220,19 @@ class NewtonSystem {
     auto* self = static_cast<NewtonSystem*>(ctx);
     auto t0 = clock_type::now();
     const Network& net = self->net_;
-    // the bus graph: Ybus's pattern without its diagonal
-    std::vector<int> gp(net.n + 1, 0), gi;
-    gi.reserve(net.row_idx.size());
-    for (int j = 0; j < net.n; ++j) {
-      for (std::int32_t e = net.col_ptr[j]; e < net.col_ptr[j + 1]; ++e)
-        if (net.row_idx[e] != j) gi.push_back(net.row_idx[e]);
-      gp[j + 1] = static_cast<int>(gi.size());
+    if (self->bus_order_.empty()) {  // the bus graph: Ybus's pattern without its diagonal
+      std::vector<int> gp(net.n + 1, 0), gi;
+      gi.reserve(net.row_idx.size());
+      for (int j = 0; j < net.n; ++j) {
+        for (std::int32_t e = net.col_ptr[j]; e < net.col_ptr[j + 1]; ++e)
+          if (net.row_idx[e] != j) gi.push_back(net.row_idx[e]);
+        gp[j + 1] = static_cast<int>(gi.size());
+      }
+      self->bus_order_ = stardiff::detail::amd_graph(net.n, gp.data(), gi.data());
     }
     self->perm_.clear();
     self->perm_.reserve(self->ix_.size());
-    for (int b : stardiff::detail::amd_graph(net.n, gp.data(), gi.data())) {
+    for (int b : self->bus_order_) {
       if (self->ix_.va_var[b] >= 0) self->perm_.push_back(self->ix_.va_var[b]);
       if (self->ix_.vm_var[b] >= 0) self->perm_.push_back(self->ix_.vm_var[b]);
     }
@@ -296,6 +300,7 @@ class NewtonSystem {
   const std::vector<cplx>& sbus_;
   const SolveOptions& opts_;
   Executor& exec_;
+  std::vector<int>& bus_order_;
   PfIndex ix_;
   JacobianPattern pat_;
   JacobianColoring col_;
@@ -410,11 +415,12 @@ NewtonResult solve(const Case& c, const SolveOptions& o) {
   const int ref0 = static_cast<int>(std::find(types.begin(), types.end(), int(REF)) - types.begin());
   const double va_ref0 = c.buses[net.case_bus[ref0]].va * M_PI / 180.0;
   bool any_limited = false;
+  std::vector<int> bus_order;  // AMD on the bus graph, computed by the first round
   std::string status;
   for (;;) {
     auto t_setup = clock_type::now();
     std::vector<cplx> sbus;
-    NewtonSystem sys(net, types, sbus, o, exec);
+    NewtonSystem sys(net, types, sbus, o, exec, bus_order);
     sys.start_coloring();  // runs beside the rest of the set-up
     auto make_system = [&] {
       sbus = make_sbus(c, net, g);
