@@ -121,6 +121,17 @@ CscMatrix32 random_sparse(int n, double p, double diag, std::mt19937& g, bool ze
   return from_triplets(n, n, r, c, v, true);
 }
 
+// n x n (n even): [[0, 1 + k], [1 + k, 0]] blocks at k = 0, 2, ..., coupled weakly (0.1)
+// to the next block: no diagonal pivot anywhere, inertia n/2 positive, n/2 negative.
+CscMatrix32 zero_diagonal_pairs(int n) {
+  std::vector<double> D(std::size_t(n) * n, 0.0);
+  for (int k = 0; k < n; k += 2) {
+    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0 + k;
+    if (k + 2 < n) D[k + 2 + std::size_t(k) * n] = D[k + std::size_t(k + 2) * n] = 0.1;
+  }
+  return to_csc(n, D);
+}
+
 void expect_inertia(const Inertia& got, const Inertia& want) {
   EXPECT_EQ(got.pos, want.pos);
   EXPECT_EQ(got.neg, want.neg);
@@ -175,13 +186,8 @@ TEST(SparseLdltDense, IndefiniteDenseNeedsPivoting) {
 
 TEST(SparseLdltDense, ZeroDiagonal2x2Pivots) {
   // [[0, 1], [1, 0]] blocks coupled weakly: needs 2x2 pivots, inertia n/2 each.
-  int n = 40;
-  std::vector<double> D(std::size_t(n) * n, 0.0);
-  for (int k = 0; k < n; k += 2) {
-    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0 + k;
-    if (k + 2 < n) D[k + 2 + std::size_t(k) * n] = D[k + std::size_t(k + 2) * n] = 0.1;
-  }
-  auto A = to_csc(n, D);
+  const int n = 40;
+  auto A = zero_diagonal_pairs(n);
   Ldlt ldlt;
   ldlt.analyze(A);
   auto fi = ldlt.factorize(A);
@@ -451,13 +457,8 @@ TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
   EXPECT_LE(relres(A, x, b), 1e-14);
   EXPECT_NE(simp.factor_hash(), multi.factor_hash());
 
-  const int n = 60;  // [[0, c], [c, 0]] pairs, weakly coupled, plus sparse noise
-  std::vector<double> D(std::size_t(n) * n, 0.0);
-  for (int k = 0; k < n; k += 2) {
-    D[k + 1 + std::size_t(k) * n] = D[k + std::size_t(k + 1) * n] = 1.0 + k;
-    if (k + 2 < n) D[k + 2 + std::size_t(k) * n] = D[k + std::size_t(k + 2) * n] = 0.1;
-  }
-  auto K = to_csc(n, D);
+  const int n = 60;
+  auto K = zero_diagonal_pairs(n);
   Ldlt kkt;
   ASSERT_EQ(kkt.analyze(K).mode, "simplicial");  // a candidate by its structure
   const auto fk = kkt.factorize(K);
