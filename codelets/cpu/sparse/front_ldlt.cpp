@@ -1,13 +1,15 @@
 // codelets/cpu/sparse/front_ldlt.cpp — blocked threshold-pivoting LDL^T of a front.
 //
 // Contract: see front_ldlt.hpp. Structure: passes over the fully-summed columns in
-// windows of nb columns. A window first tries the BLAS-3 path (unpivoted LDL^T of the
-// diagonal block, dtrsm for the rows below, a posteriori |L| <= 1/u check); if that
-// fails the window is restored and factorized column by column with 1x1/2x2 threshold
-// pivoting restricted to the window. Failed columns move behind the untried ones; a new
-// pass retries them if any pivot was accepted since. After each window the trailing
-// matrix (fully-summed rest and contribution block) is updated with one recursive
-// lower-triangular dgemm sweep.
+// windows of nb columns. Until a window has failed, a window first tries the BLAS-3 path
+// (unpivoted LDL^T of the diagonal block by recursive halving, dtrsm for the rows below,
+// a posteriori |L| <= 1/u check); otherwise (or if that fails, after restoring it) the
+// window is factorized in inner windows of 32 columns, each pivoted column by column with
+// 1x1/2x2 threshold pivoting (or unpivoted while the previous inner window took every
+// pivot) and applied to the rest of the window as BLAS-3. Failed columns move behind the
+// untried ones; a new round/pass retries them if any pivot was accepted since. After
+// each window the remaining fully-summed columns are updated; the contribution block is
+// updated once at the end with all pivots (long-k recursive lower-triangular dgemm).
 #include "cpu/sparse/front_ldlt.hpp"
 
 #include <cblas.h>
@@ -24,7 +26,7 @@ namespace {
 // Per-thread scratch buffers (window backups, W = L D blocks), kept between calls: large
 // fronts would otherwise allocate — and page-fault — fresh memory for every window.
 std::vector<double>& scratch(int which, std::size_t n) {
-  thread_local std::vector<double> buf[2];
+  thread_local std::vector<double> buf[3];
   if (buf[which].size() < n) buf[which].resize(n);
   return buf[which];
 }
@@ -48,15 +50,20 @@ void sym_swap(const Front& f, int a, int b, int* perm) {
 // Entry (i, t) of the symmetric current matrix (either triangle).
 inline double sym(const Front& f, int i, int t) { return i >= t ? f.at(i, t) : f.at(t, i); }
 
-// max |a(i,t)| over rows i in [c, m), i != t, i != ex.
+// max |x[i * inc]|, i < n (OpenBLAS's vectorized idamax).
+double absmax(const double* x, int n, int inc) {
+  if (n <= 0) return 0;
+  return std::fabs(x[std::size_t(cblas_idamax(n, x, inc)) * std::size_t(inc)]);
+}
+
+// max |a(i,t)| over rows i in [c, m), i != t, i != ex: row t left of the diagonal
+// (strided), then column t below it.
 double colmax(const Front& f, int c, int t, int ex) {
-  double mx = 0;
-  for (int i = c; i < t; ++i)
-    if (i != ex) mx = std::max(mx, std::fabs(f.at(t, i)));
-  const double* col = &f.at(0, t);
-  for (int i = t + 1; i < f.m; ++i)
-    if (i != ex) mx = std::max(mx, std::fabs(col[i]));
-  return mx;
+  auto row = [&](int lo, int hi) { return absmax(&f.at(t, lo), hi - lo, f.m); };
+  auto col = [&](int lo, int hi) { return absmax(&f.at(lo, t), hi - lo, 1); };
+  if (ex < c || ex == t) return std::max(row(c, t), col(t + 1, f.m));
+  if (ex < t) return std::max({row(c, ex), row(ex + 1, t), col(t + 1, f.m)});
+  return std::max({row(c, t), col(t + 1, ex), col(ex + 1, f.m)});
 }
 
 void count_1x1(double dv, FrontCounts& cnt) {
@@ -122,17 +129,47 @@ void count_2x2(double a, double b, double cc, FrontCounts& cnt) {
   }
 }
 
+// What a failed pivot test saw, per column (indexed by original local index): the test
+// is repeated only after the column or its 2x2 partner changed. A column changes only when
+// an eliminated pivot column has a nonzero in its row — so in sparse-ish fronts most
+// retests are skipped, with exactly the outcome a retest would have had.
+struct PivotMemo {
+  std::vector<int> ver, tested, partner, partner_ver;
+};
+
 // Threshold pivoting within the window [k, wend); returns the new elimination position.
+// Candidates are tested in position order, restarting after every accepted pivot.
 int window_pivot(const Front& f, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
                  signed char* piv, FrontCounts& cnt) {
+  thread_local PivotMemo pm;
+  if (pm.ver.size() < std::size_t(f.m)) {
+    pm.ver.resize(f.m), pm.tested.resize(f.m), pm.partner.resize(f.m), pm.partner_ver.resize(f.m);
+  }
+  for (int t = k; t < wend; ++t) pm.ver[perm[t]] = 0, pm.tested[perm[t]] = -1;
+  auto unchanged = [&](int t) {
+    const int id = perm[t], r = pm.partner[id];
+    return pm.tested[id] == pm.ver[id] && (r < 0 || pm.partner_ver[id] == pm.ver[r]);
+  };
+  auto failed = [&](int t, int r) {
+    const int id = perm[t];
+    pm.tested[id] = pm.ver[id];
+    pm.partner[id] = r < 0 ? -1 : perm[r];
+    if (r >= 0) pm.partner_ver[id] = pm.ver[perm[r]];
+  };
+  auto touch = [&](int c, int np) {  // before eliminating pivots [c, c + np): who changes
+    for (int j = c + np; j < wend; ++j)
+      if (f.at(j, c) != 0.0 || (np == 2 && f.at(j, c + 1) != 0.0)) pm.ver[perm[j]]++;
+  };
   int c = k;
   while (c < wend) {
     bool done = false;
     for (int t = c; t < wend && !done; ++t) {
+      if (unchanged(t)) continue;
       const double att = f.at(t, t);
       const double mt = colmax(f, c, t, -1);
       if (std::fabs(att) > o.small && std::fabs(att) >= o.u * mt) {
         sym_swap(f, c, t, perm);
+        touch(c, 1);
         count_1x1(f.at(c, c), cnt);
         elim1(f, c, wend, d, e, piv);
         c += 1;
@@ -150,45 +187,94 @@ int window_pivot(const Front& f, int k, int wend, const FrontOptions& o, int* pe
           r = i;
         }
       }
-      if (r < 0) continue;
-      const double art = sym(f, r, t), arr = f.at(r, r);
-      const double det = att * arr - art * art;
-      const double scale = std::max({std::fabs(att), std::fabs(arr), std::fabs(art)});
-      if (!(std::fabs(det) > o.small * scale)) continue;
-      const double mt2 = colmax(f, c, t, r), mr2 = colmax(f, c, r, t);
-      const double adet = std::fabs(det);
-      if (o.u * (std::fabs(arr) * mt2 + std::fabs(art) * mr2) <= adet &&
-          o.u * (std::fabs(art) * mt2 + std::fabs(att) * mr2) <= adet) {
-        sym_swap(f, c, t, perm);
-        if (r == c) r = t;
-        sym_swap(f, c + 1, r, perm);
-        count_2x2(f.at(c, c), f.at(c + 1, c), f.at(c + 1, c + 1), cnt);
-        elim2(f, c, wend, d, e, piv);
-        c += 2;
-        done = true;
+      bool ok = false;
+      double art = 0, arr = 0, det = 0;
+      if (r >= 0) {
+        art = sym(f, r, t), arr = f.at(r, r);
+        det = att * arr - art * art;
+        const double scale = std::max({std::fabs(att), std::fabs(arr), std::fabs(art)});
+        ok = std::fabs(det) > o.small * scale;
       }
+      if (ok) {
+        const double mt2 = colmax(f, c, t, r), mr2 = colmax(f, c, r, t);
+        const double adet = std::fabs(det);
+        ok = o.u * (std::fabs(arr) * mt2 + std::fabs(art) * mr2) <= adet &&
+             o.u * (std::fabs(art) * mt2 + std::fabs(att) * mr2) <= adet;
+      }
+      if (!ok) {
+        failed(t, r);
+        continue;
+      }
+      sym_swap(f, c, t, perm);
+      if (r == c) r = t;
+      sym_swap(f, c + 1, r, perm);
+      touch(c, 2);
+      count_2x2(f.at(c, c), f.at(c + 1, c), f.at(c + 1, c + 1), cnt);
+      elim2(f, c, wend, d, e, piv);
+      c += 2;
+      done = true;
     }
     if (!done) break;
   }
   return c;
 }
 
+// Recursive C(lower n x n) -= L W^T.
+void lower_update(int n, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
+  if (n <= 64) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, k, -1.0, L, ldl, W, ldw, 1.0, C, ldc);
+    return;
+  }
+  int h = n / 2;
+  lower_update(h, k, L, ldl, W, ldw, C, ldc);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n - h, h, k, -1.0, L + h, ldl, W, ldw, 1.0, C + h, ldc);
+  lower_update(n - h, k, L + h, ldl, W + h, ldw, C + h + std::size_t(h) * ldc, ldc);
+}
+
+// Unpivoted LDL^T of the n x n diagonal block A (ld lda, lower): A = L D L^T with unit L
+// stored below the diagonal and D in d. Recursive halving, so all but 32 x 32 leaves is
+// BLAS-3. False as soon as a pivot has |d| <= small (A is garbage then).
+bool diag_ldlt(double* A, int lda, int n, double* d, double small) {
+  if (n <= 32) {
+    for (int j = 0; j < n; ++j) {
+      double* colj = A + std::size_t(j) * lda;
+      const double dj = colj[j];
+      if (!(std::fabs(dj) > small)) return false;
+      for (int jj = j + 1; jj < n; ++jj) {
+        const double l = colj[jj] / dj;
+        if (l == 0.0) continue;
+        double* coljj = A + std::size_t(jj) * lda;
+        for (int i = jj; i < n; ++i) coljj[i] -= colj[i] * l;
+      }
+      for (int i = j + 1; i < n; ++i) colj[i] /= dj;
+      d[j] = dj;
+    }
+    return true;
+  }
+  const int h = n / 2, r = n - h;
+  if (!diag_ldlt(A, lda, h, d, small)) return false;
+  double* A21 = A + h;
+  double* A22 = A + h + std::size_t(h) * lda;
+  // A21 := A21 L11^-T = L21 D1 (kept in W), then L21 = W D1^-1, A22 -= L21 W^T.
+  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, r, h, 1.0, A, lda, A21, lda);
+  std::vector<double>& W = scratch(2, std::size_t(r) * h);
+  for (int j = 0; j < h; ++j) {
+    double* a = A21 + std::size_t(j) * lda;
+    double* w = W.data() + std::size_t(j) * r;
+    const double inv = d[j];
+    for (int i = 0; i < r; ++i) {
+      w[i] = a[i];
+      a[i] /= inv;
+    }
+  }
+  lower_update(r, h, A21, lda, W.data(), r, A22, lda);
+  return diag_ldlt(A22, lda, r, d + h, small);
+}
+
 // BLAS-3 window without pivoting; false (window garbage, caller restores) on any failure.
 bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double* d) {
   const int m = f.m;
-  for (int j = k; j < wend; ++j) {
-    const double dj = f.at(j, j);
-    if (!(std::fabs(dj) > o.small)) return false;
-    double* colj = &f.at(0, j);
-    for (int jj = j + 1; jj < wend; ++jj) {
-      const double l = colj[jj] / dj;
-      if (l == 0.0) continue;
-      double* coljj = &f.at(0, jj);
-      for (int i = jj; i < wend; ++i) coljj[i] -= colj[i] * l;
-    }
-    for (int i = j + 1; i < wend; ++i) colj[i] /= dj;
-    d[j] = dj;
-  }
+  if (!diag_ldlt(&f.at(k, k), m, wend - k, d + k, o.small)) return false;
   const int nw = wend - k;
   if (wend < m)
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - wend, nw, 1.0, &f.at(k, k), m,
@@ -204,34 +290,15 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
   return true;
 }
 
-// Recursive C(lower n x n) -= L W^T.
-void lower_update(int n, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
-  if (n <= 64) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, k, -1.0, L, ldl, W, ldw, 1.0, C, ldc);
-    return;
-  }
-  int h = n / 2;
-  lower_update(h, k, L, ldl, W, ldw, C, ldc);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n - h, h, k, -1.0, L + h, ldl, W, ldw, 1.0, C + h, ldc);
-  lower_update(n - h, k, L + h, ldl, W + h, ldw, C + h + std::size_t(h) * ldc, ldc);
-}
-
-// Rotates positions [lo, hi) so that [mid, hi) comes first, then [lo, mid).
+// Moves the columns at [lo, mid) behind those at [mid, hi) with as few symmetric swaps
+// as possible: [lo, mid) trades places with the last min(mid - lo, hi - mid) positions
+// (the order among the columns behind `mid` is not kept).
 void rotate_cols(const Front& f, int lo, int mid, int hi, int* perm) {
-  const int n = hi - lo, nb = hi - mid;
-  std::vector<int> cur(n), where(n);
-  std::iota(cur.begin(), cur.end(), 0);
-  std::iota(where.begin(), where.end(), 0);
-  for (int j = 0; j < n; ++j) {
-    const int want = j < nb ? (mid - lo) + j : j - nb;
-    const int pj = where[want];
-    if (pj == j) continue;
-    sym_swap(f, lo + j, lo + pj, perm);
-    const int id = cur[j];
-    cur[j] = want;
-    cur[pj] = id;
-    where[want] = j;
-    where[id] = pj;
+  const int nf = mid - lo, rest = hi - mid;
+  if (rest >= nf) {
+    for (int i = 0; i < nf; ++i) sym_swap(f, lo + i, hi - nf + i, perm);
+  } else {
+    for (int i = 0; i < rest; ++i) sym_swap(f, lo + i, mid + i, perm);
   }
 }
 
@@ -298,6 +365,118 @@ int force_rest(const Front& f, int c, int p, const FrontOptions& o, int* perm, d
   return c;
 }
 
+// W (rows r0..r1 of the pivots [k, k + nacc), ld = r1 - r0) = L D, 2x2 blocks included.
+void times_d(const Front& f, int k, int nacc, const double* d, const double* e, const signed char* piv, int r0,
+             int r1, double* W) {
+  const int nr = r1 - r0;
+  for (int t = 0; t < nacc; ++t) {
+    const int c = k + t;
+    const double* lc = &f.at(r0, c);
+    double* wc = W + std::size_t(t) * nr;
+    if (piv[c] == 2) {
+      const double* lc1 = &f.at(r0, c + 1);
+      double* wc1 = wc + nr;
+      const double a = d[c], b = e[c], cc = d[c + 1];
+      for (int i = 0; i < nr; ++i) {
+        wc[i] = lc[i] * a + lc1[i] * b;
+        wc1[i] = lc[i] * b + lc1[i] * cc;
+      }
+      ++t;
+    } else {
+      const double dc = d[c];
+      for (int i = 0; i < nr; ++i) wc[i] = lc[i] * dc;
+    }
+  }
+}
+
+// Columns [c0, c1) (rows >= column) -= L(:, K) D L(c0:c1, K)^T for K = [k, k + nacc).
+void update_cols(const Front& f, int k, int nacc, const double* d, const double* e, const signed char* piv, int c0,
+                 int c1) {
+  if (nacc <= 0 || c1 <= c0) return;
+  const int m = f.m, nc = c1 - c0;
+  std::vector<double>& W = scratch(1, std::size_t(nc) * nacc);
+  times_d(f, k, nacc, d, e, piv, c0, c1, W.data());
+  lower_update(nc, nacc, &f.at(c0, k), m, W.data(), nc, &f.at(c0, c0), m);
+  if (c1 < m)
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - c1, nc, nacc, -1.0, &f.at(c1, k), m, W.data(), nc, 1.0,
+                &f.at(c1, c0), m);
+}
+
+// Contribution block [p, m) (lower) -= L D L^T with all pivots [0, nelim), in chunks of
+// pivots (each chunk one recursive lower-triangular dgemm sweep with a long k).
+void update_cb(const Front& f, int p, int nelim, const double* d, const double* e, const signed char* piv) {
+  const int m = f.m, nr = m - p;
+  if (nr <= 0 || nelim <= 0) return;
+  constexpr int kc = 384;
+  for (int k = 0; k < nelim;) {
+    int k1 = std::min(k + kc, nelim);
+    if (k1 < nelim && piv[k1 - 1] == 2) ++k1;  // keep a 2x2 pivot in one chunk
+    std::vector<double>& W = scratch(1, std::size_t(nr) * (k1 - k));
+    times_d(f, k, k1 - k, d, e, piv, p, m, W.data());
+    lower_update(nr, k1 - k, &f.at(p, k), m, W.data(), nr, &f.at(p, p), m);
+    k = k1;
+  }
+}
+
+// Unpivoted BLAS-3 attempt on [k, wend) (backup, fast_window, restore on failure).
+bool try_fast(const Front& f, int k, int wend, const FrontOptions& o, double* d, double* e, signed char* piv,
+              FrontCounts& cnt) {
+  const int nw = wend - k, rows = f.m - k;
+  std::vector<double>& backup = scratch(0, std::size_t(rows) * nw);
+  for (int j = 0; j < nw; ++j)
+    std::copy(&f.at(k, k + j), &f.at(k, k + j) + rows, backup.data() + std::size_t(j) * rows);
+  if (fast_window(f, k, wend, o, d)) {
+    for (int j = k; j < wend; ++j) {
+      count_1x1(d[j], cnt);
+      e[j] = 0;
+      piv[j] = 1;
+    }
+    return true;
+  }
+  for (int j = 0; j < nw; ++j)
+    std::copy(backup.data() + std::size_t(j) * rows, backup.data() + std::size_t(j + 1) * rows, &f.at(k, k + j));
+  return false;
+}
+
+// Window [k, wend) with pivoting, in inner windows of ib columns: each inner window is
+// pivoted column by column, or tried unpivoted first while the previous inner window took
+// all its pivots (the first is pivoted: this runs after a failed attempt), then the
+// rest of the window gets its update as BLAS-3; failed columns move to the window's end
+// and are retried while a round accepts pivots. Returns the number accepted (accepted
+// first, failed after them, all current); only window columns are updated.
+int blocked_window(const Front& f, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
+                   signed char* piv, FrontCounts& cnt) {
+  constexpr int ib = 32;
+  int c = k, tw = wend;
+  std::int64_t acc_round = 0;
+  bool fast = false;
+  while (c < wend) {
+    if (c >= tw) {
+      if (acc_round == 0) break;
+      tw = wend;
+      acc_round = 0;
+    }
+    const int j1 = std::min(c + ib, tw);
+    int nacc;
+    if (fast && try_fast(f, c, j1, o, d, e, piv, cnt)) {
+      nacc = j1 - c;
+    } else {
+      fast = false;
+      nacc = window_pivot(f, c, j1, o, perm, d, e, piv, cnt) - c;
+      fast = nacc == j1 - c;
+    }
+    update_cols(f, c, nacc, d, e, piv, j1, wend);
+    const int nf = (j1 - c) - nacc;
+    if (nf > 0) {
+      if (j1 < tw) rotate_cols(f, c + nacc, j1, tw, perm);
+      tw -= nf;
+    }
+    acc_round += nacc;
+    c += nacc;
+  }
+  return c - k;
+}
+
 }  // namespace
 
 void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
@@ -308,51 +487,13 @@ void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, in
 int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
                      signed char* piv, FrontCounts& cnt) {
   Front f{F, m};
-  const int nw = wend - k;
-  std::vector<double>& backup = scratch(0, std::size_t(m - k) * nw);
-  for (int j = 0; j < nw; ++j)
-    std::copy(&f.at(k, k + j), &f.at(k, k + j) + (m - k), backup.data() + std::size_t(j) * (m - k));
-  if (fast_window(f, k, wend, o, d)) {
-    for (int j = k; j < wend; ++j) {
-      count_1x1(d[j], cnt);
-      e[j] = 0;
-      piv[j] = 1;
-    }
-    return nw;
-  }
-  for (int j = 0; j < nw; ++j)
-    std::copy(backup.data() + std::size_t(j) * (m - k), backup.data() + std::size_t(j + 1) * (m - k), &f.at(k, k + j));
-  return window_pivot(f, k, wend, o, perm, d, e, piv, cnt) - k;
+  if (try_fast(f, k, wend, o, d, e, piv, cnt)) return wend - k;
+  return blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
 }
 
 void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
                            const signed char* piv, int c0, int c1) {
-  if (nacc <= 0 || c1 <= c0) return;
-  Front f{F, m};
-  const int nc = c1 - c0;
-  std::vector<double>& W = scratch(1, std::size_t(nc) * nacc);
-  for (int t = 0; t < nacc; ++t) {
-    const int c = k + t;
-    const double* lc = &f.at(c0, c);
-    double* wc = W.data() + std::size_t(t) * nc;
-    if (piv[c] == 2) {
-      const double* lc1 = &f.at(c0, c + 1);
-      double* wc1 = wc + nc;
-      const double a = d[c], b = e[c], cc = d[c + 1];
-      for (int i = 0; i < nc; ++i) {
-        wc[i] = lc[i] * a + lc1[i] * b;
-        wc1[i] = lc[i] * b + lc1[i] * cc;
-      }
-      ++t;
-    } else {
-      const double dc = d[c];
-      for (int i = 0; i < nc; ++i) wc[i] = lc[i] * dc;
-    }
-  }
-  lower_update(nc, nacc, &f.at(c0, k), m, W.data(), nc, &f.at(c0, c0), m);
-  if (c1 < m)
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m - c1, nc, nacc, -1.0, &f.at(c1, k), m, W.data(), nc, 1.0,
-                &f.at(c1, c0), m);
+  update_cols(Front{F, m}, k, nacc, d, e, piv, c0, c1);
 }
 
 int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, double* d, double* e,
@@ -360,58 +501,25 @@ int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, do
   Front f{F, m};
   std::iota(perm, perm + m, 0);
   const int nb = std::max(2, o.nb);
-  std::vector<double>& backup = scratch(0, 0);
-  std::vector<double>& W = scratch(1, 0);
   int k = 0, tail = p;
   std::int64_t acc_pass = 0;
+  bool clean = true;  // no window has failed the unpivoted attempt yet
   while (k < p) {
     if (k >= tail) {  // every remaining column failed in this pass
       if (acc_pass == 0) break;
       tail = p;
       acc_pass = 0;
     }
-    const int wend = std::min(k + nb, tail), nw = wend - k;
-    backup.resize(std::size_t(m - k) * nw);
-    for (int j = 0; j < nw; ++j)
-      std::copy(&f.at(k, k + j), &f.at(k, k + j) + (m - k), backup.data() + std::size_t(j) * (m - k));
+    const int wend = std::min(k + nb, tail);
     int nacc;
-    if (fast_window(f, k, wend, o, d)) {
-      nacc = nw;
-      for (int j = k; j < wend; ++j) {
-        count_1x1(d[j], cnt);
-        e[j] = 0;
-        piv[j] = 1;
-      }
+    if (clean && try_fast(f, k, wend, o, d, e, piv, cnt)) {
+      nacc = wend - k;
     } else {
-      for (int j = 0; j < nw; ++j)
-        std::copy(backup.data() + std::size_t(j) * (m - k), backup.data() + std::size_t(j + 1) * (m - k),
-                  &f.at(k, k + j));
-      nacc = window_pivot(f, k, wend, o, perm, d, e, piv, cnt) - k;
+      clean = false;
+      nacc = blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
     }
-    // trailing update of columns [wend, m) with the accepted pivots [k, k + nacc)
-    if (nacc > 0 && wend < m) {
-      const int mr = m - wend;
-      W.resize(std::size_t(mr) * nacc);
-      for (int t = 0; t < nacc; ++t) {
-        const int c = k + t;
-        const double* lc = &f.at(wend, c);
-        double* wc = W.data() + std::size_t(t) * mr;
-        if (piv[c] == 2) {
-          const double* lc1 = &f.at(wend, c + 1);
-          double* wc1 = wc + mr;
-          const double a = d[c], b = e[c], cc = d[c + 1];
-          for (int i = 0; i < mr; ++i) {
-            wc[i] = lc[i] * a + lc1[i] * b;
-            wc1[i] = lc[i] * b + lc1[i] * cc;
-          }
-          ++t;
-        } else {
-          const double dc = d[c];
-          for (int i = 0; i < mr; ++i) wc[i] = lc[i] * dc;
-        }
-      }
-      syrk_lower_ldlt(mr, nacc, &f.at(wend, k), m, W.data(), mr, &f.at(wend, wend), m);
-    }
+    // the remaining fully-summed columns now; the contribution block once at the end
+    update_cols(f, k, nacc, d, e, piv, wend, p);
     const int kk = k + nacc, nf = wend - kk;
     acc_pass += nacc;
     if (nf > 0) {
@@ -421,6 +529,7 @@ int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, do
     k = kk;
   }
   if (o.force && k < p) k = force_rest(f, k, p, o, perm, d, e, piv, cnt);
+  update_cb(f, p, k, d, e, piv);
   return k;
 }
 
