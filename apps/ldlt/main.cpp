@@ -2,8 +2,8 @@
 // with the sparse LDL^T solver and report what happened.
 //
 // Contract (DESIGN.md driver conventions):
-//  * stardiff-ldlt MATRIX.mtx[.gz] [--ordering auto|amd|metis|natural] [--rhs FILE]
-//    [--nrhs K] [--refine N] [--tol T] [--json] [--dot FILE] [--executor starpu|sequential]
+//  * stardiff-ldlt MATRIX.mtx[.gz] [--ordering auto|amd|metis|natural] [--pivoting auto|threshold]
+//    [--rhs FILE] [--nrhs K] [--refine N] [--tol T] [--json] [--dot FILE] [--executor starpu|sequential]
 //    [--quiet]; --help prints the usage.
 //  * Default right-hand side: b = A*1 (column 0) and b_k = A*x_k with known x_k for k > 0,
 //    so the error against the exact solution is reported too. --rhs reads n*K numbers
@@ -50,6 +50,9 @@ const char* kUsage =
     "pivoting, times and the residual.\n"
     "\n"
     "  --ordering auto|amd|metis|natural  fill-reducing ordering (default auto)\n"
+    "  --pivoting auto|threshold  auto (default): try the unpivoted factorization first\n"
+    "                    (kept for quasi-definite behaviour: pivot signs = diagonal signs,\n"
+    "                    bounded growth); threshold: threshold pivoting only\n"
     "  --rhs FILE        right-hand sides: n*K numbers column by column (plain text or a\n"
     "                    Matrix Market 'array real general' file); default b = A*1\n"
     "  --nrhs K          number of right-hand sides (default 1, or from --rhs)\n"
@@ -71,6 +74,7 @@ struct Args {
   std::string matrix, rhs, dot, executor = "starpu";
   Ordering ordering = Ordering::Auto;
   std::string ordering_name = "auto";
+  bool try_unpivoted = true;
   int nrhs = 0;  // 0: not given
   int refine = -1;
   double tol = 1e-10;
@@ -106,6 +110,10 @@ Args parse_args(int argc, char** argv) {
         throw UsageError("--ordering: " + std::string(e.what()));
       }
       if (a.ordering == Ordering::User) throw UsageError("--ordering: 'user' needs a permutation (library API only)");
+    } else if (s == "--pivoting") {
+      const std::string v = value();
+      if (v != "auto" && v != "threshold") throw UsageError("--pivoting: expected auto or threshold, got '" + v + "'");
+      a.try_unpivoted = v == "auto";
     } else if (s == "--rhs") {
       a.rhs = value();
     } else if (s == "--nrhs") {
@@ -303,6 +311,7 @@ int run(const Args& args) {
 
   LdltOptions opts;
   opts.ordering = args.ordering;
+  opts.try_unpivoted = args.try_unpivoted;
   if (args.refine >= 0) opts.max_refine = args.refine;
   Ldlt ldlt(opts);
 
@@ -391,6 +400,7 @@ int run(const Args& args) {
     j.key("inertia").begin_object();
     j.field("pos", fi.inertia.pos).field("neg", fi.inertia.neg).field("zero", fi.inertia.zero).end_object();
     j.field("two_by_two", fi.two_by_two).field("delayed", fi.delayed).field("static_pivots", fi.static_pivots);
+    j.field("pivoting", fi.pivoting).field("growth", fi.growth).field("attempts", fi.attempts);
     j.field("singular", fi.singular).field("status", status);
     std::printf("%s\n", j.str().c_str());
   } else {
@@ -406,8 +416,11 @@ int run(const Args& args) {
                 rt ? rt->scheduler().c_str() : "", factor_tasks);
     std::printf("inertia       %lld positive, %lld negative, %lld zero\n", static_cast<long long>(fi.inertia.pos),
                 static_cast<long long>(fi.inertia.neg), static_cast<long long>(fi.inertia.zero));
-    std::printf("pivots        %lld 2x2, %lld delayed, %lld static\n", static_cast<long long>(fi.two_by_two),
+    std::printf("pivots        %s pivoting (%d attempt%s), %lld 2x2, %lld delayed, %lld static", fi.pivoting.c_str(),
+                fi.attempts, fi.attempts == 1 ? "" : "s", static_cast<long long>(fi.two_by_two),
                 static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots));
+    if (fi.growth > 0) std::printf(", growth %.3g", fi.growth);
+    std::printf("\n");
     std::printf("solve         %d rhs, relres %.3e, %d refinement steps, %d FGMRES iterations", nrhs, relres,
                 si.refine_iters, si.fgmres_iters);
     if (!xtrue.empty()) std::printf(", error vs exact %.3e", err);

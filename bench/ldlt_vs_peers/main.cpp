@@ -221,8 +221,8 @@ RunResult run_stardiff(const Problem& p, bool starpu, Ordering ordering) {
     r.inertia = fi.inertia;
     r.negative = fi.inertia.neg;
     char d[256];
-    std::snprintf(d, sizeof d, "mode=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
-                  fi.mode.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
+    std::snprintf(d, sizeof d, "mode=%s pivoting=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
+                  fi.mode.c_str(), fi.pivoting.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
                   static_cast<long long>(fi.tasks), static_cast<long long>(fi.two_by_two),
                   static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots), int(fi.singular),
                   ldlt.solve_info().refine_iters);

@@ -254,12 +254,40 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
     fi.min_pivot = std::min(fi.min_pivot, a);
     fi.max_pivot = std::max(fi.max_pivot, a);
   }
+  // Kept if threshold pivoting would take these diagonal pivots (|l| <= 1/u), or under
+  // the unpivoted rule (see ldlt.hpp): pivot signs = diagonal signs, bounded growth.
   const double u = st.opts.pivot_threshold;
+  bool threshold_ok = true;
   if (u > 0) {
     const double bound = 1.0 / u;
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < n && threshold_ok; ++k)
       for (int q = S.lp[k]; q < S.lp[k] + lnz[k]; ++q)
-        if (!(std::fabs(f.lx[q]) <= bound)) return false;
+        if (!(std::fabs(f.lx[q]) <= bound)) {
+          threshold_ok = false;
+          break;
+        }
+  }
+  fi.pivoting = "threshold";
+  if (!threshold_ok) {
+    if (!st.opts.try_unpivoted) return false;
+    bool any_pos = false, any_neg = false;
+    for (int j = 0; j < n; ++j) {
+      double djj = 0;  // the diagonal of P S A S P^T: last entries of the upper columns
+      for (int q = S.up[j]; q < S.up[j + 1]; ++q)
+        if (S.ui[q] == j) djj += ux[q];
+      if (!(std::fabs(djj) > small) || (djj > 0) != (f.d[j] > 0)) return false;
+      (djj > 0 ? any_pos : any_neg) = true;
+    }
+    if (any_pos && any_neg) {
+      std::vector<double> acc(n);
+      for (int k = 0; k < n; ++k) acc[k] += std::fabs(f.d[k]);
+      for (int k = 0; k < n; ++k)
+        for (int q = S.lp[k]; q < S.lp[k] + lnz[k]; ++q) acc[f.li[q]] += f.lx[q] * f.lx[q] * std::fabs(f.d[k]);
+      const double norm = amax > 0 ? amax : 1.0;
+      for (double g : acc) fi.growth = std::max(fi.growth, g / norm);
+      if (!(fi.growth <= st.opts.growth_limit)) return false;
+    }
+    fi.pivoting = "none";
   }
   fi.flops = S.exact_flops;
   fi.tasks = 1;
@@ -328,22 +356,42 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   ctx.sym = &S;
   ctx.sval = sval.data();
   st.nodes.resize(S.ns);  // keeps buffers of a previous factorization
-  st.cbs.clear();
-  st.cbs.resize(S.ns);
-  st.stats.assign(S.ns, {});
   ctx.nodes = st.nodes.data();
-  ctx.cbs = st.cbs.data();
-  ctx.stats = st.stats.data();
   ctx.u = st.opts.pivot_threshold;
   ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
   ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
   ctx.nb = st.opts.block_size;
+  // The unpivoted attempt needs every diagonal entry nonzero; growth is measured for a
+  // diagonal of mixed signs (with one sign, sign-consistent pivots mean a definite matrix).
+  std::vector<double> diag(S.n, 0.0);
+  for (int j = 0; j < S.n; ++j)
+    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q)
+      if (S.ai[q] == j) diag[j] += sval[q];
+  // (A simplicial factorization that got here failed the same rules on the same pivots.)
+  bool any_pos = false, any_neg = false, eligible = st.opts.try_unpivoted && !S.simplicial;
+  for (int j = 0; j < S.n && eligible; ++j) {
+    eligible = std::fabs(diag[j]) > ctx.small;
+    (diag[j] > 0 ? any_pos : any_neg) = true;
+  }
+  ctx.diag = diag.data();
+  ctx.need_growth = any_pos && any_neg;
+  bool failed = false;
+  ctx.failed = &failed;
 
   const int nt = int(S.task_lo.size());
-  std::vector<detail::BigFront> big(S.ns);
-  ctx.big = big.data();
   std::int64_t ntasks = 0;
-  {
+  // One run of the task graph: every plan entry a task (or the panel/update tasks of a
+  // split front), dependencies through one token per plan entry.
+  auto run_graph = [&](bool unpivoted) {
+    ctx.unpivoted = unpivoted;
+    failed = false;
+    st.cbs.clear();
+    st.cbs.resize(S.ns);
+    st.stats.assign(S.ns, {});
+    ctx.cbs = st.cbs.data();
+    ctx.stats = st.stats.data();
+    std::vector<detail::BigFront> big(S.ns);
+    ctx.big = big.data();
     std::vector<VariableHandle<std::int64_t>> tokens, keep;
     tokens.reserve(nt);
     for (int t = 0; t < nt; ++t) tokens.emplace_back(std::int64_t(0), "ldlt_token");
@@ -361,8 +409,23 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       }
     }
     ex.wait_all();
+    st.cbs.clear();
+  };
+  bool unpivoted = eligible;
+  double growth = 0;
+  if (unpivoted) {
+    run_graph(true);
+    unpivoted = !failed;
+    if (unpivoted && ctx.need_growth) {  // max_j (|L||D||L^T|)_jj, each front's rows summed
+      std::vector<double> acc(S.n, 0.0);
+      for (const auto& nf : st.nodes)
+        for (std::size_t t = 0; t < nf.growth.size(); ++t) acc[nf.idx[t]] += nf.growth[t];
+      for (double g : acc) growth = std::max(growth, g / norm);
+      unpivoted = growth <= st.opts.growth_limit;
+    }
   }
-  st.cbs.clear();
+  if (!unpivoted) run_graph(false);
+  for (auto& nf : st.nodes) std::vector<double>().swap(nf.growth);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   FactorInfo fi;
@@ -382,6 +445,9 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   fi.singular = fi.static_pivots > 0;
   fi.tasks = ntasks + 1;  // and the preparation
   fi.mode = S.single_task ? "single-task" : "tree";
+  fi.pivoting = unpivoted ? "none" : "threshold";
+  fi.attempts = eligible && !unpivoted ? 2 : 1;
+  fi.growth = unpivoted ? growth : 0.0;
   fi.factor_s = secs;
   fi.gflops = secs > 0 ? fi.flops / secs * 1e-9 : 0;
   st.finfo = fi;

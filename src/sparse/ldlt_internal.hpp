@@ -109,6 +109,7 @@ struct NodeFactor {
   DBuf L;                    // idx.size() x nelim, column-major, unit lower
   std::vector<double> d, e;  // D: diagonal, and sub-diagonal of 2x2 blocks (e[k] pairs k, k+1)
   std::vector<signed char> piv;  // 1: 1x1, 2: first of 2x2, 3: second of 2x2, 0: static
+  std::vector<double> growth;    // unpivoted mode, mixed signs: sum_k L(t,k)^2 |d_k| per row t
 };
 
 struct NodeCb {
@@ -146,6 +147,13 @@ struct NumericCtx {
   double static_piv = 0;   // magnitude of a static pivot
   int nb = 64;             // pivoting window / block size
   BigFront* big = nullptr;  // per supernode; used for split ones
+  // Unpivoted attempt: no threshold (u = 0); store_front checks that every fully-summed
+  // column was eliminated as a 1x1 pivot with the sign of diag (the scaled diagonal,
+  // permuted numbering) and otherwise sets *failed, after which every task returns at once.
+  // With need_growth it also records each row's sum_k L(t,k)^2 |d_k| (NodeFactor::growth).
+  bool unpivoted = false, need_growth = false;
+  const double* diag = nullptr;
+  bool* failed = nullptr;  // read and written through std::atomic_ref
 };
 
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.

@@ -107,9 +107,14 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
   for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
 }
 
+// The unpivoted attempt has already failed somewhere: the remaining tasks do nothing.
+bool attempt_failed(const NumericCtx& ctx) {
+  return ctx.unpivoted && std::atomic_ref<bool>(*ctx.failed).load(std::memory_order_relaxed);
+}
+
 cpu::FrontOptions front_options(const NumericCtx& ctx, bool root) {
   cpu::FrontOptions fo;
-  fo.u = ctx.u;
+  fo.u = ctx.unpivoted ? 0.0 : ctx.u;
   fo.small = ctx.small;
   fo.static_piv = ctx.static_piv;
   fo.force = root;
@@ -130,8 +135,26 @@ void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std
   const int m = int(idx.size());
   const std::size_t mm = std::size_t(m);
   const bool root = S.sn_parent[s] == -1;
-  if (root && nelim != p) throw Error("Ldlt::factorize: internal error: root front left columns uneliminated");
   NodeFactor& nf = ctx.nodes[s];
+  if (ctx.unpivoted) {  // every column a 1x1 pivot with its diagonal's sign, or the attempt failed
+    bool ok = nelim == p;
+    for (int t = 0; ok && t < nelim; ++t) ok = nf.piv[t] == 1 && (nf.d[t] > 0) == (ctx.diag[idx[lperm[t]]] > 0);
+    if (!ok) {
+      std::atomic_ref<bool>(*ctx.failed).store(true, std::memory_order_relaxed);
+      return;
+    }
+    if (ctx.need_growth) {
+      nf.growth.assign(m, 0.0);
+      double* g = nf.growth.data();
+      for (int k = 0; k < nelim; ++k) {
+        const double dk = std::fabs(nf.d[k]);
+        const double* lk = F + std::size_t(k) * mm;
+        g[k] += dk;
+        for (int t = k + 1; t < m; ++t) g[t] += lk[t] * lk[t] * dk;
+      }
+    }
+  }
+  if (root && nelim != p) throw Error("Ldlt::factorize: internal error: root front left columns uneliminated");
   nf.d.resize(nelim);
   nf.e.resize(nelim);
   nf.piv.resize(nelim);
@@ -187,6 +210,7 @@ void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std
 }
 
 void factor_node(const NumericCtx& ctx, int s) {
+  if (attempt_failed(ctx)) return;
   int p = 0;
   std::vector<int> idx = front_rows(ctx, s, p);
   const int m = int(idx.size());
@@ -212,6 +236,7 @@ void factor_nodes(const NumericCtx& ctx, int lo, int hi) {
 }
 
 void big_begin(const NumericCtx& ctx, int s) {
+  if (attempt_failed(ctx)) return;
   const Symbolic& S = *ctx.sym;
   BigFront& b = ctx.big[s];
   b = BigFront{};
@@ -230,9 +255,12 @@ void big_begin(const NumericCtx& ctx, int s) {
 // read it through atomic_ref (finishing their now useless update is harmless).
 static bool is_degraded(BigFront& b) { return std::atomic_ref<bool>(b.degraded).load(std::memory_order_relaxed); }
 
+// big_begin did not run (the unpivoted attempt had failed): nothing to do.
+static bool not_begun(const BigFront& b) { return b.idx.empty(); }
+
 void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
   BigFront& b = ctx.big[s];
-  if (is_degraded(b)) return;
+  if (not_begun(b) || is_degraded(b)) return;
   const int k1 = std::min(k0 + ctx.nb, b.p);
   NodeFactor& nf = ctx.nodes[s];
   cpu::FrontCounts fc;
@@ -251,7 +279,7 @@ void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
 
 void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1) {
   BigFront& b = ctx.big[s];
-  if (is_degraded(b)) return;
+  if (not_begun(b) || is_degraded(b)) return;
   const int k1 = std::min(k0 + ctx.nb, b.p);
   const NodeFactor& nf = ctx.nodes[s];
   cpu::front_update_cols_cpu(b.F.data(), b.m, k0, k1 - k0, nf.d.data(), nf.e.data(), nf.piv.data(), c0,
@@ -260,6 +288,7 @@ void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1) {
 
 void big_finish(const NumericCtx& ctx, int s) {
   BigFront& b = ctx.big[s];
+  if (not_begun(b)) return;
   const bool root = ctx.sym->sn_parent[s] == -1;
   NodeFactor& nf = ctx.nodes[s];
   cpu::FrontCounts fc;

@@ -6,7 +6,8 @@
 // is known (SPD: all positive; bfw398b: all negative; sqd_*: quasi-definite counts;
 // KKT aug3dcqp/tuma2: #negative = #constraints = #absent diagonal entries); both
 // orderings (AMD, METIS) give the same inertia; refactorizing with the same values
-// reproduces the factor bitwise. bloweybq (PSD, singular to working precision) may be
+// reproduces the factor bitwise; where the unpivoted factorization was kept, threshold
+// pivoting alone gives the same inertia. bloweybq (PSD, singular to working precision) may be
 // reported with 0 or 1 zero eigenvalue, never a negative one.
 #include <gtest/gtest.h>
 
@@ -75,6 +76,16 @@ TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {
       const double rr = relres(A, x, b);
       if (!fi.singular) EXPECT_LE(rr, 1e-10) << to_string(ord);
       else EXPECT_LE(l.solve_info().backward_error, 1e-10) << "singular but consistent rhs";
+      if (fi.pivoting == "none") {  // the unpivoted factorization was kept: threshold pivoting agrees
+        Ldlt t({.ordering = ord, .try_unpivoted = false});
+        t.analyze(A);
+        const auto ft = t.factorize(A);
+        EXPECT_EQ(ft.pivoting, "threshold");
+        EXPECT_EQ(ft.inertia.pos, fi.inertia.pos) << to_string(ord);
+        EXPECT_EQ(ft.inertia.neg, fi.inertia.neg) << to_string(ord);
+        EXPECT_EQ(ft.inertia.zero, fi.inertia.zero) << to_string(ord);
+        EXPECT_LE(fi.growth, LdltOptions{}.growth_limit);
+      }
       auto it = kKnown.find(name);
       if (it != kKnown.end()) {
         EXPECT_FALSE(fi.singular);

@@ -406,7 +406,8 @@ TEST(SparseLdltDense, SplitFrontsMatchWholeFronts) {
     auto f2 = split.factorize(*A, &rec);
     EXPECT_GT(rec.counts()["ldlt_big_panel"], 0u);
     EXPECT_GT(rec.counts()["ldlt_big_update"], 0u);
-    EXPECT_EQ(std::int64_t(rec.tasks_submitted()), ai.tasks);
+    EXPECT_EQ(std::int64_t(rec.tasks_submitted()), f2.attempts * (ai.tasks - 1) + 1);
+    EXPECT_EQ(std::int64_t(rec.tasks_submitted()), f2.tasks);
     expect_inertia(f1.inertia, want);
     expect_inertia(f2.inertia, want);
     auto b = ones_rhs(*A);
@@ -491,4 +492,97 @@ TEST(SparseLdltDense, SimplicialRejectsLargeMultipliers) {
   const auto fl = loose.factorize(A);
   EXPECT_EQ(fl.mode, "simplicial");
   expect_inertia(fl.inertia, {n / 2, n / 2, 0});
+}
+
+namespace {
+// Symmetric quasi-definite [H B^T; B -G]: H (n1) and G (n2) sparse diagonally dominant
+// SPD, B sparse with entries up to `coupling` against G's diagonal ~ g: with a large
+// coupling the unpivoted multipliers exceed 1/u, so threshold pivoting delays columns.
+CscMatrix32 quasi_definite(int n1, int n2, double p, double coupling, double g, std::mt19937& rng) {
+  std::uniform_real_distribution<double> U(-1, 1), P(0, 1);
+  const int n = n1 + n2;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(j < n1 ? 4.0 + U(rng) : -g * (2.0 + U(rng)));
+    for (int i = j + 1; i < n; ++i) {
+      if (!(P(rng) < p)) continue;
+      const bool cross = j < n1 && i >= n1;
+      const double a = cross ? coupling * U(rng) : (j < n1 ? 0.3 : 0.3 * g) * U(rng);
+      r.push_back(i), c.push_back(j), v.push_back(a);
+    }
+  }
+  return from_triplets(n, n, r, c, v, true);
+}
+}  // namespace
+
+TEST(SparseLdltDense, QuasiDefiniteKeepsTheUnpivotedFactorization) {
+  // Inertia (n1 +, n2 -) exactly, no delays or 2x2 pivots, growth measured and below the
+  // limit, solutions to eps — in multifrontal and simplicial mode. Threshold pivoting
+  // alone gives the same inertia with delays; a growth limit below the measured growth
+  // rejects the attempt (two attempts, threshold kept).
+  std::mt19937 g(21);
+  const int n1 = 160, n2 = 90;
+  auto A = quasi_definite(n1, n2, 0.04, 30.0, 1e-3, g);
+  const Inertia want = dense_inertia(A);
+  expect_inertia(want, {n1, n2, 0});
+  auto b = ones_rhs(A);
+
+  Ldlt multi({.small_flops = 0, .simplicial_switch = 0});
+  multi.analyze(A);
+  const auto fm = multi.factorize(A);
+  EXPECT_EQ(fm.pivoting, "none");
+  EXPECT_EQ(fm.attempts, 1);
+  EXPECT_GT(fm.growth, 0.0);
+  EXPECT_LE(fm.growth, LdltOptions{}.growth_limit);
+  EXPECT_EQ(fm.delayed + fm.two_by_two + fm.static_pivots, 0);
+  expect_inertia(fm.inertia, want);
+  EXPECT_LE(relres(A, multi.solve(b), b), 1e-13);
+
+  Ldlt strict({.small_flops = 0, .simplicial_switch = 0, .try_unpivoted = false});
+  strict.analyze(A);
+  const auto ft = strict.factorize(A);
+  EXPECT_EQ(ft.pivoting, "threshold");
+  EXPECT_EQ(ft.growth, 0.0);
+  EXPECT_GT(ft.delayed, 0);  // what the unpivoted attempt saves
+  expect_inertia(ft.inertia, want);
+
+  Ldlt capped({.small_flops = 0, .simplicial_switch = 0, .growth_limit = 0.5 * fm.growth});
+  capped.analyze(A);
+  const auto fc = capped.factorize(A);
+  EXPECT_EQ(fc.pivoting, "threshold");
+  EXPECT_EQ(fc.attempts, 2);
+  expect_inertia(fc.inertia, want);
+  EXPECT_EQ(capped.factor_hash(), strict.factor_hash());  // the threshold factorization, unchanged
+  EXPECT_LE(relres(A, capped.solve(b), b), 1e-13);
+
+  // sparser: tiny supernodes, simplicial mode under the same rule
+  auto S = quasi_definite(400, 200, 0.003, 30.0, 1e-3, g);
+  Ldlt simp;
+  ASSERT_EQ(simp.analyze(S).mode, "simplicial");
+  const auto fs = simp.factorize(S);
+  EXPECT_EQ(fs.mode, "simplicial");
+  EXPECT_EQ(fs.pivoting, "none");
+  EXPECT_GT(fs.growth, 0.0);
+  expect_inertia(fs.inertia, dense_inertia(S));
+  expect_inertia(fs.inertia, {400, 200, 0});
+  auto bs = ones_rhs(S);
+  EXPECT_LE(relres(S, simp.solve(bs), bs), 1e-13);
+}
+
+TEST(SparseLdltDense, SignMismatchFallsBackToThresholdPivoting) {
+  // Positive diagonal but indefinite: some unpivoted pivot must be negative, against its
+  // diagonal's sign, so the attempt is rejected and threshold pivoting gives the inertia.
+  std::mt19937 g(22);
+  auto A = random_sparse(200, 0.05, 1.0, g);
+  const Inertia want = dense_inertia(A);
+  ASSERT_GT(want.neg, 0);
+  Ldlt l({.small_flops = 0, .simplicial_switch = 0});
+  l.analyze(A);
+  const auto fi = l.factorize(A);
+  EXPECT_EQ(fi.pivoting, "threshold");
+  EXPECT_EQ(fi.attempts, 2);
+  expect_inertia(fi.inertia, want);
+  auto b = ones_rhs(A);
+  EXPECT_LE(relres(A, l.solve(b), b), 1e-12);
 }

@@ -22,6 +22,14 @@
 //    and every multiplier satisfies |l| <= 1/u — exactly the factorization threshold
 //    pivoting would accept with diagonal pivots; otherwise the multifrontal one runs.
 //    FactorInfo::mode says which ran ("simplicial", "single-task", "tree").
+//    Unpivoted first (try_unpivoted): when every diagonal entry of S A S is nonzero, the
+//    factorization first runs without threshold pivoting and is kept only if every pivot
+//    is 1x1 with the sign of its diagonal entry (the signature of a quasi-definite matrix:
+//    SPD, or [H B^T; B -G] with H, G positive definite, whose LDL^T exists in any order)
+//    and, for a diagonal of mixed signs, the growth max_j (|L||D||L^T|)_jj / max|SAS|
+//    (which bounds the backward error of LDL^T) is at most growth_limit; otherwise the
+//    threshold-pivoting factorization runs. FactorInfo::pivoting says which was kept
+//    ("none" or "threshold"); a simplicial factorization is kept under the same rule too.
 //  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
 //  * Misuse (factorize before analyze, pattern or size mismatch, non-finite values,
 //    b of the wrong length) throws stardiff::Error.
@@ -53,6 +61,9 @@ struct LdltOptions {
   int block_size = 128;                  // pivoting window / dense block size in fronts
   double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
   double zero_pivot = 1e-11;             // |pivot| <= zero_pivot * max|S A S| is no pivot
+  bool try_unpivoted = true;             // quasi-definite attempt first (see above)
+  double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
+                                         // 1/sqrt(eps), half the digits kept (refinement restores them)
   int fgmres_restart = 30;               // FGMRES(m) when refinement stalls
   int max_fgmres = 100;                  // total FGMRES iterations per right-hand side
 };
@@ -79,6 +90,11 @@ struct FactorInfo {
   double factor_s = 0;     // wall-clock seconds of the numeric factorization
   double min_pivot = 0, max_pivot = 0;  // smallest / largest |eigenvalue| of D (scaled matrix)
   std::string mode;        // the factorization that ran: "simplicial", "single-task" or "tree"
+  std::string pivoting;    // "none" (unpivoted, sign-consistent) or "threshold"
+  int attempts = 1;        // 2: the unpivoted attempt was rejected and threshold pivoting ran
+                           // (tasks counts both)
+  double growth = 0;       // max_j (|L||D||L^T|)_jj / max|SAS| where measured (pivoting "none",
+                           // diagonal of mixed signs), else 0
 };
 
 struct SolveInfo {
