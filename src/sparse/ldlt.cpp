@@ -2,16 +2,20 @@
 //
 // Contract: see stardiff/sparse/ldlt.hpp. factorize() first runs one preparation task
 // (pattern and finiteness checks, Ruiz max-norm scaling to 10 %, the scaled permuted
-// values; in simplicial mode also SuiteSparse LDL and its acceptance test), then — unless
+// values; in simplicial mode also SuiteSparse LDL and its acceptance test; on the caller
+// for a tiny pattern in simplicial mode, see kInlineNnz), then — unless
 // simplicial mode succeeded — submits one task per plan entry (ldlt_subtree / ldlt_front,
 // or the panel/update tasks of a split front) with dependencies through one token handle
 // per task, waits, and aggregates pivot statistics (inertia from D; static pivots count
-// as zero eigenvalues). solve() runs the triangular solves as tasks (one forward and one
+// as zero eigenvalues). For a nonzero diagonal that graph first runs unpivoted and is run
+// again with threshold pivoting only if that result is rejected (see ldlt.hpp). solve() runs the triangular solves as tasks (one forward and one
 // backward task per plan entry; simplicial: one task), then refines (x += A^-1 r) while
 // the backward error falls by at least half, then FGMRES preconditioned by the
 // factorization if the backward error is still above 10 eps. Both run OpenBLAS
 // single-threaded for their duration (tasks are the parallelism).
 #include "stardiff/sparse/ldlt.hpp"
+
+#include <cblas.h>
 
 #include <algorithm>
 #include <chrono>
@@ -79,6 +83,7 @@ struct Ldlt::State {
   detail::Symbolic sym;
   AnalyzeInfo ainfo;
   bool analyzed = false, factored = false;
+  bool tiny = false;  // fewer than kInlineNnz stored entries: see kInlineNnz
   CscMatrix32 a;  // values of the factorized matrix (for refinement)
   double anorm = 0;
   std::vector<double> scale;  // per original index
@@ -136,14 +141,17 @@ std::uint64_t Ldlt::factor_hash() const {
   return h;
 }
 
+// A task round trip (~30 us here) costs more than analysing a tiny pattern, or factoring
+// and solving it in simplicial mode (~10 us), on the caller: those run there.
+constexpr std::int64_t kInlineNnz = 4000;
+
 const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
   st.analyzed = st.factored = false;
   st.nodes.clear();
   st.a = CscMatrix32{};
-  // A task round trip (~30 us here) costs more than analysing a tiny pattern on the caller.
-  constexpr std::int64_t kInlineNnz = 4000;
-  if (exec && A.nnz() >= kInlineNnz)
+  st.tiny = A.nnz() < kInlineNnz;
+  if (exec && !st.tiny)
     run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
   else
     detail::analyze_pattern(A, st.opts, st.sym);
@@ -198,11 +206,11 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
       rp[c] = std::max(rp[c], rc);  // later columns hold rows > c only: r[c] is final here
     }
     double dev = 0;
-    for (int i = 0; i < n; ++i)
-      if (rp[i] > 0) {
-        dev = std::max(dev, std::fabs(1.0 - rp[i]));
-        sp[i] /= std::sqrt(rp[i]);
-      }
+    for (int i = 0; i < n; ++i) {  // branch-free: an empty row keeps its scale
+      const double ri = rp[i] > 0 ? rp[i] : 1.0;
+      dev = std::max(dev, std::fabs(1.0 - ri));
+      sp[i] /= std::sqrt(ri);
+    }
     if (dev < 1e-1) break;
   }
   return s;
@@ -215,13 +223,12 @@ template <class Ptr>
 double scaled_values(const CscMatrix32& A, const std::vector<double>& ps, const std::vector<Ptr>& ptr,
                      const std::vector<int>& row, const std::vector<std::int64_t>& src, std::vector<double>& out) {
   out.resize(row.size());
-  double amax = 0;
-  for (std::size_t j = 0; j + 1 < ptr.size(); ++j)
-    for (Ptr q = ptr[j]; q < ptr[j + 1]; ++q) {
-      out[q] = A.values[src[q]] * ps[row[q]] * ps[j];
-      amax = std::max(amax, std::fabs(out[q]));
-    }
-  return amax;
+  double* o = out.data();
+  for (std::size_t j = 0; j + 1 < ptr.size(); ++j) {
+    const double sj = ps[j];
+    for (Ptr q = ptr[j]; q < ptr[j + 1]; ++q) o[q] = A.values[src[q]] * ps[row[q]] * sj;
+  }
+  return out.empty() ? 0.0 : std::fabs(o[cblas_idamax(int(out.size()), o, 1)]);  // vectorized
 }
 
 // Simplicial mode: SuiteSparse LDL on the upper triangle of P S A S P^T (ps: the scaling in
@@ -318,7 +325,8 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   FactorInfo simplicial_info;
   std::vector<double> sval;
   double amax = 0;
-  run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_prepare", [&] {
+  const bool on_caller = S.simplicial && st.tiny;
+  auto prepare = [&] {
     if (A.col_ptr != S.a_colptr || A.row_idx != S.a_rowidx)
       throw Error("Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
     for (std::size_t k = 0; k < A.values.size(); ++k)
@@ -342,9 +350,12 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       return;
     }
     amax = scaled_values(A, ps, S.ap, S.ai, S.asrc, sval);
-  });
+  };
+  if (on_caller) prepare();
+  else run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_prepare", prepare);
   if (done) {
     FactorInfo& fi = simplicial_info;
+    if (on_caller) fi.tasks = 0;
     fi.factor_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fi.gflops = fi.factor_s > 0 ? fi.flops / fi.factor_s * 1e-9 : 0;
     st.finfo = fi;
@@ -443,7 +454,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = ntasks + 1;  // and the preparation
+  fi.tasks = ntasks + (on_caller ? 0 : 1);  // and the preparation
   fi.mode = S.single_task ? "single-task" : "tree";
   fi.pivoting = unpivoted ? "none" : "threshold";
   fi.attempts = eligible && !unpivoted ? 2 : 1;
@@ -471,7 +482,7 @@ struct Refiner {
         y[i + std::size_t(r) * n] = st.scale[o] * b[o + std::size_t(r) * n];
       }
     if (st.simp.ok) {
-      run_on_worker(ex, "ldlt_solve_simplicial", [&] {
+      auto solve_simplicial = [&] {
         auto& f = st.simp;
         for (int r = 0; r < nrhs; ++r) {
           double* yr = y.data() + std::size_t(r) * n;
@@ -479,7 +490,9 @@ struct Refiner {
           ldl_dsolve(n, yr, f.d.data());
           ldl_ltsolve(n, yr, const_cast<int*>(S.lp.data()), f.li.data(), f.lx.data());
         }
-      });
+      };
+      if (st.tiny) solve_simplicial();
+      else run_on_worker(ex, "ldlt_solve_simplicial", solve_simplicial);
     } else {
       std::vector<std::vector<double>> upd(S.ns);
       detail::SolveCtx sc{&S, st.nodes.data(), y.data(), nrhs, upd.data()};

@@ -5,7 +5,8 @@
 //    tree, column counts, supernodes, assembly-tree levels, task plan. It may be
 //    followed by any number of factorize() calls with matrices of the same pattern.
 //    With an executor it runs as one task there (run_on_worker), not on the caller —
-//    except for tiny patterns (< 4000 stored entries), where the round trip costs more.
+//    except for tiny patterns (< 4000 stored entries), where the round trip costs more;
+//    in simplicial mode their factorization and solves run on the caller too.
 //  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
 //    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
 //    says singular, inertia and pivot counts. Results are bitwise identical for the same
