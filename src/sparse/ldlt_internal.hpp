@@ -159,10 +159,11 @@ struct NumericCtx {
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.
 void factor_nodes(const NumericCtx& ctx, int lo, int hi);
 
-// Tasks of a split supernode s: window [k0, min(k0 + nb, p)); columns [c0, c1).
+// Tasks of a split supernode s: panel factors window [k0, k1) and updates the rest of
+// its block (up to block_end); update applies pivots [k0, k1) to columns [c0, c1).
 void big_begin(const NumericCtx& ctx, int s);
-void big_panel(const NumericCtx& ctx, int s, int k0, int block_end);
-void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1);
+void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end);
+void big_update(const NumericCtx& ctx, int s, int k0, int k1, int c0, int c1);
 void big_finish(const NumericCtx& ctx, int s);
 
 // The solve as tasks over the factorization's plan (postorder ranges of supernodes).

@@ -258,10 +258,9 @@ static bool is_degraded(BigFront& b) { return std::atomic_ref<bool>(b.degraded).
 // big_begin did not run (the unpivoted attempt had failed): nothing to do.
 static bool not_begun(const BigFront& b) { return b.idx.empty(); }
 
-void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
+void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end) {
   BigFront& b = ctx.big[s];
   if (not_begun(b) || is_degraded(b)) return;
-  const int k1 = std::min(k0 + ctx.nb, b.p);
   NodeFactor& nf = ctx.nodes[s];
   cpu::FrontCounts fc;
   const int nacc = cpu::front_window_cpu(b.F.data(), b.m, k0, k1, front_options(ctx, false), b.perm.data(),
@@ -277,10 +276,9 @@ void big_panel(const NumericCtx& ctx, int s, int k0, int block_end) {
                              std::min(block_end, b.m));
 }
 
-void big_update(const NumericCtx& ctx, int s, int k0, int c0, int c1) {
+void big_update(const NumericCtx& ctx, int s, int k0, int k1, int c0, int c1) {
   BigFront& b = ctx.big[s];
   if (not_begun(b) || is_degraded(b)) return;
-  const int k1 = std::min(k0 + ctx.nb, b.p);
   const NodeFactor& nf = ctx.nodes[s];
   cpu::front_update_cols_cpu(b.F.data(), b.m, k0, k1 - k0, nf.d.data(), nf.e.data(), nf.piv.data(), c0,
                              std::min(c1, b.m));

@@ -1,6 +1,7 @@
 // codelets/starpu/sparse/cl_ldlt.cpp — unpack arguments, call the sparse LDL^T kernels.
 #include "starpu/sparse/cl_ldlt.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,11 @@ void big_begin_cpu(const TaskContext& t) {
 }
 void big_panel_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_panel(*a.ctx, a.s, a.k0, a.c1);
+  sparse::detail::big_panel(*a.ctx, a.s, a.k0, a.k1, a.c1);
 }
 void big_update_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_update(*a.ctx, a.s, a.k0, a.c0, a.c1);
+  sparse::detail::big_update(*a.ctx, a.s, a.k0, a.k1, a.c0, a.c1);
 }
 void big_finish_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
@@ -57,10 +58,34 @@ void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, 
               {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority});
 }
 
-int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
+namespace {
+// The tasks of a split front in submission order: begin; per window w a panel (on the
+// block holding it) and an update of every later block that holds fully-summed columns;
+// the blocks of the contribution block alone are updated once per group of windows
+// (long k: near-peak dgemm; fewer sweeps over it) after the last window of the group;
+// finish. f(kind, w, block, k0, k1) with kind 0 begin, 1 panel, 2 update, 3 finish.
+template <class F>
+void for_each_big_task(int m0, int p0, int nb, int bs, F&& f) {
   const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
-  int n = 2 + nwin;
-  for (int w = 0; w < nwin; ++w) n += nblk - (w * nb) / bs - 1;
+  const int first_cb = (p0 + bs - 1) / bs;  // blocks from here on hold no fully-summed column
+  const int group = std::max(1, 512 / nb);
+  f(0, 0, 0, 0, 0);
+  for (int w = 0; w < nwin; ++w) {
+    const int k0 = w * nb, k1 = std::min(k0 + nb, p0), j = k0 / bs;
+    f(1, w, j, k0, k1);
+    for (int jj = j + 1; jj < std::min(nblk, first_cb); ++jj) f(2, w, jj, k0, k1);
+    if ((w + 1) % group == 0 || w == nwin - 1) {
+      const int g0 = (w / group) * group * nb;
+      for (int jj = first_cb; jj < nblk; ++jj) f(2, w, jj, g0, k1);
+    }
+  }
+  f(3, 0, 0, 0, 0);
+}
+}  // namespace
+
+int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
+  int n = 0;
+  for_each_big_task(m0, p0, nb, bs, [&](int, int, int, int, int) { ++n; });
   return n;
 }
 
@@ -75,32 +100,29 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
   for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window");
   int ntask = 0;
   std::vector<DataAccess> acc;
-  for (auto& h : blk) acc.push_back(out(h));
-  for (Handle* h : deps) acc.push_back(in(*h));
-  LdltBigArgs args{ctx, s, 0, 0, 0};
-  exec.submit(cl_ldlt_big_begin, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
-              {.name = "ldlt_big_begin", .priority = 3});
-  ++ntask;
-  for (int w = 0; w < nwin; ++w) {
-    const int k0 = w * nb, j = k0 / bs;
-    args = {ctx, s, k0, 0, (j + 1) * bs};
-    exec.submit(cl_ldlt_big_panel, args, {inout(blk[j]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3});
+  for_each_big_task(m0, p0, nb, bs, [&](int kind, int w, int jj, int k0, int k1) {
     ++ntask;
-    const int jnext = ((w + 1) * nb) / bs;
-    for (int jj = j + 1; jj < nblk; ++jj) {
-      args = {ctx, s, k0, jj * bs, (jj + 1) * bs};
+    LdltBigArgs args{ctx, s, k0, k1, jj * bs, (jj + 1) * bs};
+    if (kind == 0 || kind == 3) {
+      acc.clear();
+      if (kind == 0) {
+        for (auto& h : blk) acc.push_back(out(h));
+        for (Handle* h : deps) acc.push_back(in(*h));
+      } else {
+        acc.push_back(out(token));
+        for (auto& h : blk) acc.push_back(in(h));
+      }
+      exec.submit(kind == 0 ? cl_ldlt_big_begin : cl_ldlt_big_finish,
+                  std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
+                  {.name = kind == 0 ? "ldlt_big_begin" : "ldlt_big_finish", .priority = 3});
+    } else if (kind == 1) {
+      exec.submit(cl_ldlt_big_panel, args, {inout(blk[jj]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3});
+    } else {
+      const bool next_panel = jj == ((w + 1) * nb) / bs;  // holds the next window: on the critical path
       exec.submit(cl_ldlt_big_update, args, {in(win[w]), inout(blk[jj])},
-                  {.name = "ldlt_big_update", .priority = jj == jnext ? 2 : 0});
-      ++ntask;
+                  {.name = "ldlt_big_update", .priority = next_panel ? 2 : 0});
     }
-  }
-  acc.clear();
-  acc.push_back(out(token));
-  for (auto& h : blk) acc.push_back(in(h));
-  args = {ctx, s, 0, 0, 0};
-  exec.submit(cl_ldlt_big_finish, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
-              {.name = "ldlt_big_finish", .priority = 3});
-  ++ntask;
+  });
   for (auto& h : blk) keep.push_back(std::move(h));
   for (auto& h : win) keep.push_back(std::move(h));
   return ntask;

@@ -6,7 +6,8 @@
 //     The factor data live in the solver's NumericCtx (host memory; CPU only).
 //   cl_ldlt_big_begin / _panel / _update / _finish: a large supernode as several tasks
 //     (assemble; factor one pivot window and update the rest of its column block;
-//     update one later column block with that window; store L and the contribution
+//     update one later column block with that window — a block of the contribution
+//     block alone with a group of windows at once; store L and the contribution
 //     block). Buffers are tokens ordering them: begin W(all block tokens), R(children);
 //     panel RW(its block) W(window); update R(window) RW(block); finish R(all blocks)
 //     W(the task's token).
@@ -38,7 +39,7 @@ void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, 
                          const std::vector<Handle*>& deps, int priority);
 struct LdltBigArgs {
   const sparse::detail::NumericCtx* ctx;
-  int s, k0, c0, c1;
+  int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
 };
 extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_panel, cl_ldlt_big_update, cl_ldlt_big_finish;
 // Submits the tasks of split supernode s (front m0 x m0, p0 pivot columns, window nb,
