@@ -114,7 +114,8 @@ bool attempt_failed(const NumericCtx& ctx) {
 
 cpu::FrontOptions front_options(const NumericCtx& ctx, bool root) {
   cpu::FrontOptions fo;
-  fo.u = ctx.unpivoted ? 0.0 : ctx.u;
+  fo.u = ctx.u;
+  fo.unpivoted = ctx.unpivoted;
   fo.small = ctx.small;
   fo.static_piv = ctx.static_piv;
   fo.force = root;
@@ -292,6 +293,11 @@ void big_finish(const NumericCtx& ctx, int s) {
   cpu::FrontCounts fc;
   int nelim = b.p;
   const Symbolic& S = *ctx.sym;
+  if (b.degraded && ctx.unpivoted) {  // a pivot failed: so does the attempt
+    std::atomic_ref<bool>(*ctx.failed).store(true, std::memory_order_relaxed);
+    b = BigFront{};
+    return;
+  }
   if (b.degraded) {
     assemble_front(ctx, s, b.idx, b.F.data(), false);
     std::iota(b.perm.begin(), b.perm.end(), 0);

@@ -226,6 +226,25 @@ TEST(FrontKernel, ForcedRootEliminatesEveryColumnAndCountsStaticPivots) {
   EXPECT_EQ(id.neg, full.neg);
 }
 
+TEST(FrontKernel, UnpivotedFrontStopsAtTheFirstBadPivot) {
+  // SPD: every column eliminated, the same inertia as threshold pivoting. A zero pivot
+  // (column 70 of a front whose fully-summed block is diagonal) ends the front there.
+  const int m = 220, p = 150;
+  const std::vector<double> A = make_front(m, p, Kind::Spd, 5);
+  FrontOptions o;
+  o.nb = 32;
+  o.unpivoted = true;
+  const Result r = factor(A, m, p, o);
+  EXPECT_EQ(r.nelim, p);
+  EXPECT_EQ(r.counts.pos, p);
+  EXPECT_LT(reconstruction_error(A, m, r), 1e-13);
+  std::vector<double> B(std::size_t(m) * m, 0.0);
+  for (int j = 0; j < m; ++j) B[j + std::size_t(j) * m] = j == 70 ? 0.0 : 1.0 + j;
+  for (int j = 0; j < p; ++j) B[p + std::size_t(j) * m] = B[j + std::size_t(p) * m] = 0.5;  // couple to row p
+  const Result z = factor(B, m, p, o);
+  EXPECT_EQ(z.nelim, 64);  // windows [0, 32), [32, 64) pass; [64, 96) holds the zero pivot
+}
+
 TEST(FrontKernel, WindowAndUpdateStepsMatchTheWholeFront) {
   // what split fronts run: per window front_window_cpu, then front_update_cols_cpu on the
   // rest — equal to the whole-front factors within rounding (different update order)

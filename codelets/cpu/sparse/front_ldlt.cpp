@@ -279,13 +279,13 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
   if (wend < m)
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - wend, nw, 1.0, &f.at(k, k), m,
                 &f.at(wend, k), m);
-  const double bound = 1.0 / o.u;
+  const double bound = o.unpivoted ? INFINITY : 1.0 / o.u;
   for (int j = k; j < wend; ++j) {
     double* colj = &f.at(0, j);
     const double inv = d[j];
     for (int i = wend; i < m; ++i) colj[i] /= inv;
     for (int i = j + 1; i < m; ++i)
-      if (!(std::fabs(colj[i]) <= bound)) return false;
+      if (!(std::fabs(colj[i]) <= bound)) return false;  // also catches NaN
   }
   return true;
 }
@@ -422,9 +422,10 @@ void update_cb(const Front& f, int p, int nelim, const double* d, const double* 
 bool try_fast(const Front& f, int k, int wend, const FrontOptions& o, double* d, double* e, signed char* piv,
               FrontCounts& cnt) {
   const int nw = wend - k, rows = f.m - k;
-  std::vector<double>& backup = scratch(0, std::size_t(rows) * nw);
-  for (int j = 0; j < nw; ++j)
-    std::copy(&f.at(k, k + j), &f.at(k, k + j) + rows, backup.data() + std::size_t(j) * rows);
+  std::vector<double>& backup = scratch(0, o.unpivoted ? 0 : std::size_t(rows) * nw);
+  if (!o.unpivoted)  // an unpivoted front stops at a failure: nothing to restore
+    for (int j = 0; j < nw; ++j)
+      std::copy(&f.at(k, k + j), &f.at(k, k + j) + rows, backup.data() + std::size_t(j) * rows);
   if (fast_window(f, k, wend, o, d)) {
     for (int j = k; j < wend; ++j) {
       count_1x1(d[j], cnt);
@@ -433,8 +434,9 @@ bool try_fast(const Front& f, int k, int wend, const FrontOptions& o, double* d,
     }
     return true;
   }
-  for (int j = 0; j < nw; ++j)
-    std::copy(backup.data() + std::size_t(j) * rows, backup.data() + std::size_t(j + 1) * rows, &f.at(k, k + j));
+  if (!o.unpivoted)
+    for (int j = 0; j < nw; ++j)
+      std::copy(backup.data() + std::size_t(j) * rows, backup.data() + std::size_t(j + 1) * rows, &f.at(k, k + j));
   return false;
 }
 
@@ -488,7 +490,7 @@ int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& o, i
                      signed char* piv, FrontCounts& cnt) {
   Front f{F, m};
   if (try_fast(f, k, wend, o, d, e, piv, cnt)) return wend - k;
-  return blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
+  return o.unpivoted ? 0 : blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
 }
 
 void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
@@ -514,6 +516,8 @@ int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, do
     int nacc;
     if (clean && try_fast(f, k, wend, o, d, e, piv, cnt)) {
       nacc = wend - k;
+    } else if (o.unpivoted) {
+      return k;  // window [k, wend) is garbage; the caller discards this factorization
     } else {
       clean = false;
       nacc = blocked_window(f, k, wend, o, perm, d, e, piv, cnt);

@@ -29,6 +29,10 @@ struct FrontOptions {
   double static_piv = 1e-8;
   bool force = false;
   int nb = 64;
+  // No pivoting at all (u and force ignored): windows run unpivoted (BLAS-3, no backup
+  // copies); at the first pivot with |d| <= small (or not finite) the front stops and
+  // returns how many columns it eliminated (< p; the rest of the front is garbage).
+  bool unpivoted = false;
 };
 
 struct FrontCounts {
