@@ -15,18 +15,11 @@
 #include <vector>
 
 #include "cpu/sparse/front_ldlt.hpp"
+#include "single_thread_blas.hpp"
 
 using namespace stardiff::cpu;
 
-extern "C" void openblas_set_num_threads(int) __attribute__((weak));
-
 namespace {
-struct BlasEnv : ::testing::Environment {
-  void SetUp() override {
-    if (openblas_set_num_threads) openblas_set_num_threads(1);
-  }
-};
-[[maybe_unused]] auto* blas_env = ::testing::AddGlobalTestEnvironment(new BlasEnv);
 
 // Delay: every fourth fully-summed column has a zero diagonal and no coupling to the
 // other fully-summed columns but a 1e-5 one to its left neighbour, so no 1x1 or 2x2

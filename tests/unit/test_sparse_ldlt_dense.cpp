@@ -15,22 +15,14 @@
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
+#include "single_thread_blas.hpp"
 #include "sparse_residual.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
 using stardiff::testing::relres;
 
-extern "C" void openblas_set_num_threads(int) __attribute__((weak));
-
 namespace {
-// The LAPACK references run single-threaded (fast and predictable on a loaded machine).
-struct BlasEnv : ::testing::Environment {
-  void SetUp() override {
-    if (openblas_set_num_threads) openblas_set_num_threads(1);
-  }
-};
-[[maybe_unused]] auto* blas_env = ::testing::AddGlobalTestEnvironment(new BlasEnv);
 
 // Dense symmetric n x n (column-major, full) to lower CSC keeping entries where keep().
 CscMatrix32 to_csc(int n, const std::vector<double>& D, bool keep_zeros = false) {

@@ -440,43 +440,52 @@ bool try_fast(const Front& f, int k, int wend, const FrontOptions& o, double* d,
   return false;
 }
 
-// Window [k, wend) with pivoting, in inner windows of ib columns: each inner window is
-// pivoted column by column, or tried unpivoted first while the previous inner window took
-// all its pivots (the first is pivoted: this runs after a failed attempt), then the
-// rest of the window gets its update as BLAS-3; failed columns move to the window's end
-// and are retried while a round accepts pivots. Returns the number accepted (accepted
-// first, failed after them, all current); only window columns are updated.
-int blocked_window(const Front& f, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
-                   signed char* piv, FrontCounts& cnt) {
-  constexpr int ib = 32;
-  int c = k, tw = wend;
+// Windows of `width` over the columns [k, end): factor(c, j1) factors window [c, j1) and
+// returns how many pivots it accepted (accepted first, failed after them; -1: stop here),
+// update(c, nacc, j1) brings the columns after the window up to date with them; failed
+// columns move behind the untried ones and are retried while a round accepts pivots.
+// Returns the position after the last accepted pivot.
+template <class Factor, class Update>
+int sweep_windows(const Front& f, int k, int end, int width, int* perm, Factor&& factor, Update&& update) {
+  int c = k, tail = end;
   std::int64_t acc_round = 0;
-  bool fast = false;
-  while (c < wend) {
-    if (c >= tw) {
+  while (c < end) {
+    if (c >= tail) {  // every remaining column failed in this round
       if (acc_round == 0) break;
-      tw = wend;
+      tail = end;
       acc_round = 0;
     }
-    const int j1 = std::min(c + ib, tw);
-    int nacc;
-    if (fast && try_fast(f, c, j1, o, d, e, piv, cnt)) {
-      nacc = j1 - c;
-    } else {
-      fast = false;
-      nacc = window_pivot(f, c, j1, o, perm, d, e, piv, cnt) - c;
-      fast = nacc == j1 - c;
-    }
-    update_cols(f, c, nacc, d, e, piv, j1, wend);
+    const int j1 = std::min(c + width, tail);
+    const int nacc = factor(c, j1);
+    if (nacc < 0) break;
+    update(c, nacc, j1);
     const int nf = (j1 - c) - nacc;
     if (nf > 0) {
-      if (j1 < tw) rotate_cols(f, c + nacc, j1, tw, perm);
-      tw -= nf;
+      if (j1 < tail) rotate_cols(f, c + nacc, j1, tail, perm);
+      tail -= nf;
     }
     acc_round += nacc;
     c += nacc;
   }
-  return c - k;
+  return c;
+}
+
+// Window [k, wend) with pivoting, in inner windows of 32 columns: each inner window is
+// pivoted column by column, or tried unpivoted first while the previous inner window took
+// all its pivots (the first is pivoted: this runs after a failed attempt), then the
+// rest of the window gets its update as BLAS-3. Returns the number accepted (accepted
+// first, failed after them, all current); only window columns are updated.
+int blocked_window(const Front& f, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
+                   signed char* piv, FrontCounts& cnt) {
+  bool fast = false;
+  auto factor = [&](int c, int j1) {
+    if (fast && try_fast(f, c, j1, o, d, e, piv, cnt)) return j1 - c;
+    const int nacc = window_pivot(f, c, j1, o, perm, d, e, piv, cnt) - c;
+    fast = nacc == j1 - c;
+    return nacc;
+  };
+  auto update = [&](int c, int nacc, int j1) { update_cols(f, c, nacc, d, e, piv, j1, wend); };
+  return sweep_windows(f, k, wend, 32, perm, factor, update) - k;
 }
 
 }  // namespace
@@ -502,36 +511,17 @@ int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, do
                    signed char* piv, FrontCounts& cnt) {
   Front f{F, m};
   std::iota(perm, perm + m, 0);
-  const int nb = std::max(2, o.nb);
-  int k = 0, tail = p;
-  std::int64_t acc_pass = 0;
   bool clean = true;  // no window has failed the unpivoted attempt yet
-  while (k < p) {
-    if (k >= tail) {  // every remaining column failed in this pass
-      if (acc_pass == 0) break;
-      tail = p;
-      acc_pass = 0;
-    }
-    const int wend = std::min(k + nb, tail);
-    int nacc;
-    if (clean && try_fast(f, k, wend, o, d, e, piv, cnt)) {
-      nacc = wend - k;
-    } else if (o.unpivoted) {
-      return k;  // window [k, wend) is garbage; the caller discards this factorization
-    } else {
-      clean = false;
-      nacc = blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
-    }
-    // the remaining fully-summed columns now; the contribution block once at the end
-    update_cols(f, k, nacc, d, e, piv, wend, p);
-    const int kk = k + nacc, nf = wend - kk;
-    acc_pass += nacc;
-    if (nf > 0) {
-      if (wend < tail) rotate_cols(f, kk, wend, tail, perm);
-      tail -= nf;
-    }
-    k = kk;
-  }
+  auto factor = [&](int k, int wend) {
+    if (clean && try_fast(f, k, wend, o, d, e, piv, cnt)) return wend - k;
+    if (o.unpivoted) return -1;  // window [k, wend) is garbage; the caller discards the front
+    clean = false;
+    return blocked_window(f, k, wend, o, perm, d, e, piv, cnt);
+  };
+  // the remaining fully-summed columns after each window; the contribution block at the end
+  auto update = [&](int k, int nacc, int wend) { update_cols(f, k, nacc, d, e, piv, wend, p); };
+  int k = sweep_windows(f, 0, p, std::max(2, o.nb), perm, factor, update);
+  if (o.unpivoted && k < p) return k;  // stopped at a bad pivot
   if (o.force && k < p) k = force_rest(f, k, p, o, perm, d, e, piv, cnt);
   update_cb(f, p, k, d, e, piv);
   return k;
