@@ -49,6 +49,14 @@ if(TARGET stardiff-ldlt)
     CHECKS n=16 nrhs=3 ordering=amd inertia.pos=16 inertia.neg=0 two_by_two=0 delayed=0 error_vs_exact<1e-12 ${_ok})
   stardiff_ldlt_test(lap2d_general_metis EXIT 0 ARGS ${_d}/lap2d16_general.mtx --json --ordering metis --refine 0
     CHECKS ordering=metis inertia.pos=16 refine_iters=0 ${_ok})
+  # Quasi-definite with multipliers above 1/u: the unpivoted (sign-consistent) factorization
+  # is kept, growth measured; --pivoting threshold takes 2x2 pivots instead.
+  stardiff_ldlt_test(pivoting_auto EXIT 0 ARGS ${_d}/sqd6.mtx --json
+    CHECKS pivoting=none attempts=1 growth>1 two_by_two=0 inertia.pos=3 inertia.neg=3 error_vs_exact<1e-12 ${_ok})
+  stardiff_ldlt_test(pivoting_threshold EXIT 0 ARGS ${_d}/sqd6.mtx --json --pivoting threshold
+    CHECKS pivoting=threshold attempts=1 growth=0 two_by_two=3 inertia.pos=3 inertia.neg=3 ${_ok})
+  stardiff_ldlt_test(pivoting_bad EXIT 2 ARGS ${_d}/kkt12.mtx --pivoting none
+    STDERR "--pivoting: expected auto or threshold, got 'none'")
   stardiff_ldlt_test(neumann6_singular EXIT 1 ARGS ${_d}/neumann6.mtx --json
     CHECKS singular=true status=singular inertia.pos=5 inertia.neg=0 inertia.zero=1 static_pivots>=1)
   stardiff_ldlt_test(human_summary EXIT 0 ARGS ${_d}/kkt12.mtx --quiet
