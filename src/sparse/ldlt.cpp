@@ -8,8 +8,9 @@
 // or the panel/update tasks of a split front) with dependencies through one token handle
 // per task, waits, and aggregates pivot statistics (inertia from D; static pivots count
 // as zero eigenvalues). For a nonzero diagonal that graph first runs unpivoted and is run
-// again with threshold pivoting only if that result is rejected (see ldlt.hpp). solve() runs the triangular solves as tasks (one forward and one
-// backward task per plan entry; simplicial: one task), then refines (x += A^-1 r) while
+// again with threshold pivoting only if that result is rejected (see ldlt.hpp).
+// solve() runs the triangular solves as tasks (one forward and one backward task per
+// plan entry; simplicial: one task, on the caller when tiny), then refines (x += A^-1 r) while
 // the backward error falls by at least half, then FGMRES preconditioned by the
 // factorization if the backward error is still above 10 eps. Both run OpenBLAS
 // single-threaded for their duration (tasks are the parallelism).
@@ -107,6 +108,7 @@ Ldlt::Ldlt(LdltOptions opts) : s_(std::make_unique<State>()) {
   require(opts.block_size >= 2, "LdltOptions: block_size must be >= 2");
   require(opts.zero_pivot >= 0, "LdltOptions: zero_pivot must be >= 0");
   require(opts.simplicial_switch >= 0, "LdltOptions: simplicial_switch must be >= 0");
+  require(opts.growth_limit > 0, "LdltOptions: growth_limit must be > 0");
   s_->opts = std::move(opts);
 }
 Ldlt::~Ldlt() = default;

@@ -364,6 +364,8 @@ TEST(SparseLdltDense, MisuseThrows) {
   EXPECT_THROW(ordering_from_string("rcm"), Error);
   EXPECT_EQ(ordering_from_string("metis"), Ordering::Metis);
   EXPECT_THROW(Ldlt({.pivot_threshold = 0.9}), Error);
+  EXPECT_THROW(Ldlt({.growth_limit = 0}), Error);
+  EXPECT_THROW(Ldlt({.growth_limit = std::nan("")}), Error);
 }
 
 TEST(SparseLdltDense, EmptyMatrix) {
