@@ -314,6 +314,27 @@ void big_finish(const NumericCtx& ctx, int s) {
   b = BigFront{};
 }
 
+namespace {
+// x := L^-1 x and x := L^-T x for the unit lower triangle of the n x n block L (ld):
+// what dtrsv does, without OpenBLAS's locked work-buffer allocation on every call.
+void lower_unit_solve(int n, const double* L, int ld, double* x) {
+  for (int j = 0; j < n; ++j) {
+    const double xj = x[j];
+    if (xj == 0.0) continue;
+    const double* l = L + std::size_t(j) * ld;
+    for (int i = j + 1; i < n; ++i) x[i] -= l[i] * xj;
+  }
+}
+void lower_unit_solve_trans(int n, const double* L, int ld, double* x) {
+  for (int j = n - 1; j >= 0; --j) {
+    const double* l = L + std::size_t(j) * ld;
+    double s = x[j];
+    for (int i = j + 1; i < n; ++i) s -= l[i] * x[i];
+    x[j] = s;
+  }
+}
+}  // namespace
+
 void solve_forward(const SolveCtx& c, int lo, int hi) {
   const Symbolic& S = *c.sym;
   const int n = S.n, nrhs = c.nrhs;
@@ -340,11 +361,18 @@ void solve_forward(const SolveCtx& c, int lo, int hi) {
       for (int t = 0; t < m; ++t) pos[f.idx[t]] = -1;
     }
     if (ne > 0) {
-      cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m,
-                  G.data(), m);
-      if (m > ne)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(), m,
-                    1.0, G.data() + ne, m);
+      if (nrhs == 1) {  // level 2 without work buffers (OpenBLAS takes a global lock for those)
+        lower_unit_solve(ne, f.L.data(), m, G.data());
+        if (m > ne)
+          cblas_dgemv(CblasColMajor, CblasNoTrans, m - ne, ne, -1.0, f.L.data() + ne, m, G.data(), 1, 1.0,
+                      G.data() + ne, 1);
+      } else {
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m,
+                    G.data(), m);
+        if (m > ne)
+          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(),
+                      m, 1.0, G.data() + ne, m);
+      }
       for (int t = 0; t < ne; ++t) {  // D: 1x1 and 2x2 blocks
         if (f.piv[t] == 2) {
           const double a = f.d[t], b = f.e[t], d = f.d[t + 1], det = a * d - b * b;
@@ -382,10 +410,18 @@ void solve_backward(const SolveCtx& c, int lo, int hi) {
     G.resize(std::size_t(m) * nrhs);
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
-    if (m > ne)
-      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ne, nrhs, m - ne, -1.0, f.L.data() + ne, m, G.data() + ne, m,
-                  1.0, G.data(), m);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(), m);
+    if (nrhs == 1) {
+      if (m > ne)
+        cblas_dgemv(CblasColMajor, CblasTrans, m - ne, ne, -1.0, f.L.data() + ne, m, G.data() + ne, 1, 1.0, G.data(),
+                    1);
+      lower_unit_solve_trans(ne, f.L.data(), m, G.data());
+    } else {
+      if (m > ne)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ne, nrhs, m - ne, -1.0, f.L.data() + ne, m, G.data() + ne,
+                    m, 1.0, G.data(), m);
+      cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(),
+                  m);
+    }
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
   }
