@@ -207,12 +207,12 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
       }
       rp[c] = std::max(rp[c], rc);  // later columns hold rows > c only: r[c] is final here
     }
-    double dev = 0;
-    for (int i = 0; i < n; ++i) {  // branch-free: an empty row keeps its scale
+    for (int i = 0; i < n; ++i) {  // vectorized: an empty row keeps its scale
       const double ri = rp[i] > 0 ? rp[i] : 1.0;
-      dev = std::max(dev, std::fabs(1.0 - ri));
       sp[i] /= std::sqrt(ri);
+      rp[i] = ri - 1.0;
     }
+    const double dev = n > 0 ? std::fabs(rp[cblas_idamax(n, rp, 1)]) : 0.0;  // max |1 - r_i|
     if (dev < 1e-1) break;
   }
   return s;
