@@ -105,13 +105,17 @@ void multiply(const CscMatrix32& A, const double* x, double* y) {
 
 double norm_inf(const CscMatrix32& A) {
   std::vector<double> rs(std::size_t(A.n_rows), 0.0);
-  for (std::int32_t j = 0; j < A.n_cols; ++j)
+  const bool sym = A.symmetric_lower;
+  for (std::int32_t j = 0; j < A.n_cols; ++j) {
+    double cj = 0;  // column j's off-diagonal entries, which are row j's too (lower storage)
     for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
       const std::int32_t i = A.row_idx[p];
       const double a = std::abs(A.values[p]);
       rs[i] += a;
-      if (A.symmetric_lower && i != j) rs[j] += a;
+      cj += sym && i != j ? a : 0.0;
     }
+    if (sym) rs[j] += cj;
+  }
   double m = 0.0;
   for (double r : rs) m = std::max(m, r);
   return m;
