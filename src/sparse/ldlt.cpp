@@ -2,9 +2,9 @@
 //
 // Contract: see stardiff/sparse/ldlt.hpp. factorize() first runs one preparation task
 // (pattern and finiteness checks, Ruiz max-norm scaling to 10 %, the scaled permuted
-// values; in simplicial mode also SuiteSparse LDL and its acceptance test; on the caller
-// for a tiny pattern in simplicial mode, see kInlineNnz), then — unless
-// simplicial mode succeeded — submits one task per plan entry (ldlt_subtree / ldlt_front,
+// values; in simplicial mode also SuiteSparse LDL and its acceptance test, unscaled first
+// for a one-signed diagonal; on the caller for a tiny pattern in simplicial mode, see
+// kInlineNnz), then — unless simplicial mode succeeded — submits one task per plan entry (ldlt_subtree / ldlt_front,
 // or the panel/update tasks of a split front) with dependencies through one token handle
 // per task, waits, and aggregates pivot statistics (inertia from D; static pivots count
 // as zero eigenvalues). For a nonzero diagonal that graph first runs unpivoted and is run
@@ -218,6 +218,20 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
   return s;
 }
 
+// Every diagonal entry present, nonzero, and of one sign.
+bool one_signed_diagonal(const CscMatrix32& A) {
+  int sign = 0;
+  for (std::int32_t j = 0; j < A.n_cols; ++j) {
+    double djj = 0;
+    for (std::int32_t k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+      if (A.row_idx[k] == j) djj += A.values[k];
+    const int sj = djj > 0 ? 1 : djj < 0 ? -1 : 0;
+    if (sj == 0 || (sign != 0 && sj != sign)) return false;
+    sign = sj;
+  }
+  return true;
+}
+
 // Entries of P S A S P^T on one of the analysis's permuted structures (column j: rows
 // row[ptr[j] ..), taken from A.values[src[...]]); ps is the scaling in the permuted
 // numbering. Returns max |entry|.
@@ -344,8 +358,17 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.a.values = A.values;
     st.simp.ok = false;
     st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
+    std::vector<double> ps(S.n, 1.0);  // the scaling in the permuted numbering
+    if (S.simplicial && one_signed_diagonal(A)) {
+      // A definite candidate: its unpivoted factorization is stable unscaled (CHOLMOD does
+      // not scale either), so simplicial mode tries it before paying for Ruiz's sweeps.
+      st.scale.assign(S.n, 1.0);
+      if (factor_simplicial(st, A, ps, simplicial_info)) {
+        done = true;
+        return;
+      }
+    }
     st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
-    std::vector<double> ps(S.n);  // the scaling in the permuted numbering
     for (int k = 0; k < S.n; ++k) ps[k] = st.scale[S.perm[k]];
     if (S.simplicial && factor_simplicial(st, A, ps, simplicial_info)) {
       done = true;

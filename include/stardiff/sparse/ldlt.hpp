@@ -22,6 +22,8 @@
 //    diagonal pivots). It is kept only if every pivot is nonzero (|d| > zero_pivot * max|SAS|)
 //    and every multiplier satisfies |l| <= 1/u — exactly the factorization threshold
 //    pivoting would accept with diagonal pivots; otherwise the multifrontal one runs.
+//    With a one-signed diagonal (a definite candidate, stable without scaling) it is tried
+//    on the unscaled matrix first (S = I), then on the scaled one.
 //    FactorInfo::mode says which ran ("simplicial", "single-task", "tree").
 //    Unpivoted first (try_unpivoted): when every diagonal entry of S A S is nonzero, the
 //    factorization first runs without threshold pivoting and is kept only if every pivot
