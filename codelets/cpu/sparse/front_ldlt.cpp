@@ -219,6 +219,11 @@ int window_pivot(const Front& f, int k, int wend, const FrontOptions& o, int* pe
   return c;
 }
 
+// Below this many rows x columns, a hand loop replaces dtrsm: OpenBLAS's dtrsm takes a
+// process-wide lock for its work buffers on every call, which on fronts of a few columns
+// costs more than the arithmetic and serializes the workers (small dgemm does not).
+constexpr int kTinyWork = 256;
+
 // Recursive C(lower n x n) -= L W^T.
 void lower_update(int n, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
   if (n <= 64) {
@@ -276,9 +281,21 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
   const int m = f.m;
   if (!diag_ldlt(&f.at(k, k), m, wend - k, d + k, o.small)) return false;
   const int nw = wend - k;
-  if (wend < m)
+  if (wend < m && (m - wend) * nw <= kTinyWork) {  // A21 := A21 L11^-T, column by column
+    for (int t = 0; t < nw; ++t) {
+      const double* lt = &f.at(0, k + t);
+      double* at = &f.at(0, k + t);
+      for (int j = t + 1; j < nw; ++j) {
+        const double l = lt[k + j];
+        if (l == 0.0) continue;
+        double* aj = &f.at(0, k + j);
+        for (int i = wend; i < m; ++i) aj[i] -= at[i] * l;
+      }
+    }
+  } else if (wend < m) {
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - wend, nw, 1.0, &f.at(k, k), m,
                 &f.at(wend, k), m);
+  }
   const double bound = o.unpivoted ? INFINITY : 1.0 / o.u;
   for (int j = k; j < wend; ++j) {
     double* colj = &f.at(0, j);
