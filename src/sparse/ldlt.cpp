@@ -218,18 +218,34 @@ std::vector<double> ruiz_scale(const CscMatrix32& A) {
   return s;
 }
 
-// Every diagonal entry present, nonzero, and of one sign.
-bool one_signed_diagonal(const CscMatrix32& A) {
-  int sign = 0;
-  for (std::int32_t j = 0; j < A.n_cols; ++j) {
-    double djj = 0;
+// A's diagonal (original numbering; 0 where absent).
+std::vector<double> diagonal(const CscMatrix32& A) {
+  std::vector<double> d(A.n_cols, 0.0);
+  for (std::int32_t j = 0; j < A.n_cols; ++j)
     for (std::int32_t k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      if (A.row_idx[k] == j) djj += A.values[k];
-    const int sj = djj > 0 ? 1 : djj < 0 ? -1 : 0;
-    if (sj == 0 || (sign != 0 && sj != sign)) return false;
-    sign = sj;
+      if (A.row_idx[k] == j) d[j] += A.values[k];
+  return d;
+}
+
+// The diagonal of P S A S P^T from A's (ps: the scaling in the permuted numbering).
+std::vector<double> scaled_diagonal(const std::vector<double>& adiag, const std::vector<int>& perm,
+                                    const std::vector<double>& ps) {
+  std::vector<double> d(perm.size());
+  for (std::size_t j = 0; j < perm.size(); ++j) d[j] = adiag[perm[j]] * ps[j] * ps[j];
+  return d;
+}
+
+// The signs of a diagonal: `nonzero` when every |d_j| > small; which signs occur.
+struct DiagonalSigns {
+  bool nonzero = true, pos = false, neg = false;
+};
+DiagonalSigns diagonal_signs(const std::vector<double>& d, double small) {
+  DiagonalSigns s;
+  for (double x : d) {
+    s.nonzero = s.nonzero && std::fabs(x) > small;
+    (x > 0 ? s.pos : s.neg) = true;
   }
-  return true;
+  return s;
 }
 
 // Entries of P S A S P^T on one of the analysis's permuted structures (column j: rows
@@ -251,7 +267,8 @@ double scaled_values(const CscMatrix32& A, const std::vector<double>& ps, const 
 // the permuted numbering). Returns false (and leaves st.simp.ok false) when a pivot is zero
 // or too small, or a multiplier exceeds 1/u: then threshold pivoting has work to do (the
 // multifrontal path).
-bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<double>& ps, FactorInfo& fi) {
+bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<double>& adiag,
+                       const std::vector<double>& ps, FactorInfo& fi) {
   const auto& S = st.sym;
   const int n = S.n;
   std::vector<double> ux;
@@ -293,15 +310,12 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
   fi.pivoting = "threshold";
   if (!threshold_ok) {
     if (!st.opts.try_unpivoted) return false;
-    bool any_pos = false, any_neg = false;
-    for (int j = 0; j < n; ++j) {
-      double djj = 0;  // the diagonal of P S A S P^T: last entries of the upper columns
-      for (int q = S.up[j]; q < S.up[j + 1]; ++q)
-        if (S.ui[q] == j) djj += ux[q];
-      if (!(std::fabs(djj) > small) || (djj > 0) != (f.d[j] > 0)) return false;
-      (djj > 0 ? any_pos : any_neg) = true;
-    }
-    if (any_pos && any_neg) {
+    const std::vector<double> diag = scaled_diagonal(adiag, S.perm, ps);
+    const DiagonalSigns signs = diagonal_signs(diag, small);
+    if (!signs.nonzero) return false;
+    for (int j = 0; j < n; ++j)
+      if ((diag[j] > 0) != (f.d[j] > 0)) return false;
+    if (signs.pos && signs.neg) {
       std::vector<double> acc(n);
       for (int k = 0; k < n; ++k) acc[k] += std::fabs(f.d[k]);
       for (int k = 0; k < n; ++k)
@@ -339,7 +353,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   // workers): with the whole factorization in simplicial mode, as a preparation otherwise.
   bool done = false;
   FactorInfo simplicial_info;
-  std::vector<double> sval;
+  std::vector<double> sval, diag;  // scaled entries and diagonal of P S A S P^T
   double amax = 0;
   const bool on_caller = S.simplicial && st.tiny;
   auto prepare = [&] {
@@ -358,23 +372,26 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.a.values = A.values;
     st.simp.ok = false;
     st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
+    const std::vector<double> adiag = diagonal(A);
     std::vector<double> ps(S.n, 1.0);  // the scaling in the permuted numbering
-    if (S.simplicial && one_signed_diagonal(A)) {
+    const DiagonalSigns asigns = diagonal_signs(adiag, 0.0);
+    if (S.simplicial && asigns.nonzero && !(asigns.pos && asigns.neg)) {
       // A definite candidate: its unpivoted factorization is stable unscaled (CHOLMOD does
       // not scale either), so simplicial mode tries it before paying for Ruiz's sweeps.
       st.scale.assign(S.n, 1.0);
-      if (factor_simplicial(st, A, ps, simplicial_info)) {
+      if (factor_simplicial(st, A, adiag, ps, simplicial_info)) {
         done = true;
         return;
       }
     }
     st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
     for (int k = 0; k < S.n; ++k) ps[k] = st.scale[S.perm[k]];
-    if (S.simplicial && factor_simplicial(st, A, ps, simplicial_info)) {
+    if (S.simplicial && factor_simplicial(st, A, adiag, ps, simplicial_info)) {
       done = true;
       return;
     }
     amax = scaled_values(A, ps, S.ap, S.ai, S.asrc, sval);
+    diag = scaled_diagonal(adiag, S.perm, ps);
   };
   if (on_caller) prepare();
   else run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_prepare", prepare);
@@ -399,18 +416,11 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   ctx.nb = st.opts.block_size;
   // The unpivoted attempt needs every diagonal entry nonzero; growth is measured for a
   // diagonal of mixed signs (with one sign, sign-consistent pivots mean a definite matrix).
-  std::vector<double> diag(S.n, 0.0);
-  for (int j = 0; j < S.n; ++j)
-    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q)
-      if (S.ai[q] == j) diag[j] += sval[q];
   // (A simplicial factorization that got here failed the same rules on the same pivots.)
-  bool any_pos = false, any_neg = false, eligible = st.opts.try_unpivoted && !S.simplicial;
-  for (int j = 0; j < S.n && eligible; ++j) {
-    eligible = std::fabs(diag[j]) > ctx.small;
-    (diag[j] > 0 ? any_pos : any_neg) = true;
-  }
+  const DiagonalSigns signs = diagonal_signs(diag, ctx.small);
+  const bool eligible = st.opts.try_unpivoted && !S.simplicial && signs.nonzero;
   ctx.diag = diag.data();
-  ctx.need_growth = any_pos && any_neg;
+  ctx.need_growth = signs.pos && signs.neg;
   bool failed = false;
   ctx.failed = &failed;
 

@@ -15,7 +15,8 @@
 //    front_ldlt_cpu as a whole — the outcome depends only on the values, never on timing.
 //  * solve_forward / solve_backward: the solve over a postorder range of supernodes
 //    (forward with L and D, passing update vectors to the parent; backward with L^T,
-//    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once.
+//    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once
+//    (one column: dgemv and hand-written unit triangular solves).
 #include <cblas.h>
 
 #include <algorithm>

@@ -283,13 +283,12 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
   const int nw = wend - k;
   if (wend < m && (m - wend) * nw <= kTinyWork) {  // A21 := A21 L11^-T, column by column
     for (int t = 0; t < nw; ++t) {
-      const double* lt = &f.at(0, k + t);
-      double* at = &f.at(0, k + t);
+      const double* ct = &f.at(0, k + t);  // L11(:, t) above, final A21(:, t) below
       for (int j = t + 1; j < nw; ++j) {
-        const double l = lt[k + j];
+        const double l = ct[k + j];
         if (l == 0.0) continue;
-        double* aj = &f.at(0, k + j);
-        for (int i = wend; i < m; ++i) aj[i] -= at[i] * l;
+        double* cj = &f.at(0, k + j);
+        for (int i = wend; i < m; ++i) cj[i] -= ct[i] * l;
       }
     }
   } else if (wend < m) {
@@ -506,11 +505,6 @@ int blocked_window(const Front& f, int k, int wend, const FrontOptions& o, int* 
 }
 
 }  // namespace
-
-void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
-  if (m <= 0 || k <= 0) return;
-  lower_update(m, k, L, ldl, W, ldw, C, ldc);
-}
 
 int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& o, int* perm, double* d, double* e,
                      signed char* piv, FrontCounts& cnt) {

@@ -16,7 +16,8 @@
 //   threshold take the best remaining 1x1/2x2 pivot, and where none has |pivot| > small
 //   a static pivot sign(a_jj) * static_piv (counted in counts.static_pivots and zero).
 //   Blocked (window nb): a no-pivoting window with a posteriori check |L| <= 1/u runs as
-//   BLAS-3 (dtrsm + dgemm); failing windows fall back to column-by-column pivoting.
+//   BLAS-3; a failing window is redone in inner windows of 32 columns with
+//   column-by-column pivoting; the contribution block is updated once, at the end.
 //   Deterministic: the same input gives bitwise the same output.
 #pragma once
 #include <cstdint>
@@ -52,8 +53,5 @@ int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& opts
 // F(i, j) -= L(i, K) D L(j, K)^T.
 void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
                            const signed char* piv, int c0, int c1);
-
-// C(lower, m x m, ld) -= L W^T restricted to the lower triangle, L and W m x k (ld ldl).
-void syrk_lower_ldlt(int m, int k, const double* L, int ldl, const double* W, int ldw, double* C, int ldc);
 
 }  // namespace stardiff::cpu
