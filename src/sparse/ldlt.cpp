@@ -253,7 +253,7 @@ DiagonalSigns diagonal_signs(const std::vector<double>& d, double small) {
 // numbering. Returns max |entry|.
 template <class Ptr>
 double scaled_values(const CscMatrix32& A, const std::vector<double>& ps, const std::vector<Ptr>& ptr,
-                     const std::vector<int>& row, const std::vector<std::int64_t>& src, std::vector<double>& out) {
+                     const std::vector<int>& row, const std::vector<int>& src, std::vector<double>& out) {
   out.resize(row.size());
   double* o = out.data();
   for (std::size_t j = 0; j + 1 < ptr.size(); ++j) {

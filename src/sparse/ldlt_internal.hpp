@@ -76,7 +76,7 @@ struct Symbolic {
   // permuted lower triangle of A (column j: rows i >= j)
   std::vector<std::int64_t> ap;
   std::vector<int> ai;
-  std::vector<std::int64_t> asrc;
+  std::vector<int> asrc;
   // the analysed pattern (to check factorize's matrix)
   std::vector<std::int32_t> a_colptr, a_rowidx;
   // task plan
@@ -92,7 +92,7 @@ struct Symbolic {
   double exact_flops = 0;     // sum of squared column counts
   std::int64_t exact_lnz = 0;  // sum of column counts (diagonal included)
   std::vector<int> up, ui;    // upper triangle of P A P^T, CSC (diagonal included)
-  std::vector<std::int64_t> usrc;  // its source positions in A.values
+  std::vector<int> usrc;  // its source positions in A.values
   std::vector<int> lp, lparent, lnz;  // ldl_symbolic: column pointers of L, etree, counts
 };
 

@@ -24,88 +24,153 @@
 namespace stardiff::sparse::detail {
 namespace {
 
-// Full symmetric pattern without diagonal (old numbering), CSC.
+// Full symmetric pattern without diagonal (old numbering), CSC, of a matrix that
+// check_matrix has accepted.
 void full_pattern(const CscMatrix32& A, std::vector<int>& p, std::vector<int>& idx) {
   const int n = A.n_cols;
-  std::vector<int> cnt(n + 1, 0);
+  const int* cp = A.col_ptr.data();
+  const int* ri = A.row_idx.data();
+  p.assign(std::size_t(n) + 1, 0);
+  int* cnt = p.data() + 1;
   for (int c = 0; c < n; ++c)
-    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-      int r = A.row_idx[k];
-      if (r != c) {
-        cnt[c]++;
-        cnt[r]++;
-      }
+    for (int k = cp[c]; k < cp[c + 1]; ++k) {
+      const int r = ri[k];
+      const int off = r != c;
+      cnt[c] += off;
+      cnt[r] += off;
     }
-  p.assign(n + 1, 0);
-  for (int c = 0; c < n; ++c) p[c + 1] = p[c] + cnt[c];
-  idx.resize(p[n]);
+  for (int c = 0; c < n; ++c) p[c + 1] += p[c];
+  idx.resize(std::size_t(p[n]));
   std::vector<int> w(p.begin(), p.end() - 1);
+  int* out = idx.data();
   for (int c = 0; c < n; ++c)
-    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-      int r = A.row_idx[k];
+    for (int k = cp[c]; k < cp[c + 1]; ++k) {
+      const int r = ri[k];
       if (r != c) {
-        idx[w[c]++] = r;
-        idx[w[r]++] = c;
+        out[w[c]++] = r;
+        out[w[r]++] = c;
       }
     }
 }
 
-// Permuted full pattern: column j (new) holds new row indices.
-void permute_pattern(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm,
-                     const std::vector<int>& iperm, std::vector<int>& cp, std::vector<int>& ci) {
-  cp.assign(n + 1, 0);
-  for (int j = 0; j < n; ++j) cp[j + 1] = cp[j] + (p[perm[j] + 1] - p[perm[j]]);
-  ci.resize(cp[n]);
-  for (int j = 0; j < n; ++j) {
-    int o = perm[j], w = cp[j];
-    for (int k = p[o]; k < p[o + 1]; ++k) ci[w++] = iperm[idx[k]];
+// A permuted triangle of A with the position of each entry in A.values (assembly map).
+struct Pattern {
+  std::vector<std::int64_t> p;
+  std::vector<int> i;
+  std::vector<int> src;
+};
+
+// Upper triangle of P A P^T (column k: rows i <= k, diagonal included, unsorted) for the
+// numbering iperm[old] = new.
+void permuted_upper(const CscMatrix32& A, const std::vector<int>& iperm, Pattern& U) {
+  const int n = A.n_cols;
+  const int* cp = A.col_ptr.data();
+  const int* ri = A.row_idx.data();
+  U.p.assign(std::size_t(n) + 1, 0);
+  for (int c = 0; c < n; ++c) {
+    const int jc = iperm[c];
+    for (int k = cp[c]; k < cp[c + 1]; ++k) U.p[std::max(iperm[ri[k]], jc) + 1]++;
+  }
+  for (int j = 0; j < n; ++j) U.p[j + 1] += U.p[j];
+  U.i.resize(std::size_t(U.p[n]));
+  U.src.resize(std::size_t(U.p[n]));
+  std::vector<std::int64_t> w(U.p.begin(), U.p.end() - 1);
+  for (int c = 0; c < n; ++c) {
+    const int jc = iperm[c];
+    for (int k = cp[c]; k < cp[c + 1]; ++k) {
+      const int i = iperm[ri[k]];
+      const std::int64_t q = w[std::max(i, jc)]++;
+      U.i[q] = std::min(i, jc);
+      U.src[q] = k;
+    }
   }
 }
 
-// Elimination tree of P A P^T (Liu, with path compression), straight from the full
-// pattern of A in the old numbering: column k of the permuted matrix is column perm[k] of
-// A with its rows renumbered by iperm.
-void etree(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm,
-           const std::vector<int>& iperm, std::vector<int>& parent) {
+// Elimination tree (Liu, with path compression) from an upper triangle.
+void etree(int n, const Pattern& U, std::vector<int>& parent) {
   parent.assign(n, -1);
   std::vector<int> anc(n, -1);
-  for (int k = 0; k < n; ++k) {
-    const int o = perm[k];
-    for (int q = p[o]; q < p[o + 1]; ++q) {
-      int i = iperm[idx[q]];
-      while (i != -1 && i < k) {
-        int next = anc[i];
+  for (int k = 0; k < n; ++k)
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q)
+      for (int i = U.i[q]; i != -1 && i < k;) {
+        const int next = anc[i];
         anc[i] = k;
         if (next == -1) parent[i] = k;
         i = next;
       }
+}
+
+// The upper triangle `in` of a matrix, renumbered by the postorder `post` of its
+// elimination tree (ipost: the inverse), transposed: the lower triangle in the postordered
+// numbering (ancestors stay later), rows sorted.
+void postordered_transpose(int n, const Pattern& in, const int* post, const int* ipost, Pattern& out) {
+  out.p.assign(std::size_t(n) + 1, 0);
+  for (std::size_t q = 0; q < in.i.size(); ++q) out.p[ipost[in.i[q]] + 1]++;
+  for (int j = 0; j < n; ++j) out.p[j + 1] += out.p[j];
+  out.i.resize(in.i.size());
+  out.src.resize(in.i.size());
+  std::vector<std::int64_t> w(out.p.begin(), out.p.end() - 1);
+  for (int K = 0; K < n; ++K) {
+    const int k = post[K];
+    for (std::int64_t q = in.p[k]; q < in.p[k + 1]; ++q) {
+      const std::int64_t t = w[ipost[in.i[q]]]++;
+      out.i[t] = K;
+      out.src[t] = in.src[q];
     }
   }
 }
 
-// Column counts of L (diagonal included) for the permuted pattern (cp, ci: the full one, or
-// just its lower triangle — entries above the diagonal are skipped), its
-// elimination tree and a postorder of it: Gilbert, Ng and Peyton's skeleton-matrix
-// algorithm (row subtrees counted through their leaves and least common ancestors),
-// O(nnz(A) alpha(n)) time instead of one step per entry of L.
-template <class Ptr>
-std::vector<std::int64_t> col_counts(int n, const std::vector<Ptr>& cp, const std::vector<int>& ci,
-                                     const std::vector<int>& parent, const std::vector<int>& post) {
+std::vector<int> postorder(int n, const std::vector<int>& parent);
+
+// The final numbering for a fill-reducing order (new -> old): that order composed with a
+// postorder of the elimination tree of P A P^T.
+struct Ordered {
+  std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
+  std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
+  Pattern U0;  // upper triangle of P A P^T in the fill-reducing numbering (unsorted)
+  Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
+};
+
+void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
+  const int n = A.n_cols;
+  std::vector<int> iperm(n), parent;
+  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
+  permuted_upper(A, iperm, o.U0);
+  etree(n, o.U0, parent);
+  o.post = postorder(n, parent);
+  o.ipost.resize(n);
+  o.perm.resize(n);
+  o.parent.resize(n);
+  o.iperm.resize(n);
+  for (int k = 0; k < n; ++k) o.ipost[o.post[k]] = k;
+  for (int k = 0; k < n; ++k) {
+    const int pk = o.post[k];
+    o.perm[k] = perm[pk];
+    o.parent[k] = parent[pk] == -1 ? -1 : o.ipost[parent[pk]];
+  }
+  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+  postordered_transpose(n, o.U0, o.post.data(), o.ipost.data(), o.L);
+}
+
+// Column counts of L (diagonal included) from the lower triangle of a postordered matrix
+// and its elimination tree: Gilbert, Ng and Peyton's skeleton-matrix algorithm (row
+// subtrees counted through their leaves and least common ancestors), O(nnz(A) alpha(n))
+// time instead of one step per entry of L.
+std::vector<std::int64_t> col_counts(int n, const Pattern& L, const std::vector<int>& parent) {
   std::vector<std::int64_t> delta(n, 0);
   std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
   for (int k = 0; k < n; ++k) {
-    int j = post[k];
+    int j = k;
     delta[j] = first[j] == -1 ? 1 : 0;  // a leaf of the tree
     for (; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
   }
   std::iota(ancestor.begin(), ancestor.end(), 0);
-  for (int k = 0; k < n; ++k) {
-    const int j = post[k];
+  for (int j = 0; j < n; ++j) {
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
-    for (Ptr q = cp[j]; q < cp[j + 1]; ++q) {
-      const int i = ci[q];
-      // is j a leaf of the i-th row subtree? (entries of the lower part only)
-      if (i <= j || first[j] <= maxfirst[i]) continue;
+    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) {
+      const int i = L.i[q];
+      // is j a leaf of the i-th row subtree?
+      if (i == j || first[j] <= maxfirst[i]) continue;
       maxfirst[i] = first[j];
       const int jprev = prevleaf[i];
       prevleaf[i] = j;
@@ -153,12 +218,10 @@ std::vector<int> postorder(int n, const std::vector<int>& parent) {
   return post;
 }
 
-std::int64_t nnz_for(int n, const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& perm) {
-  std::vector<int> iperm(n), cp, ci, parent;
-  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  etree(n, p, idx, perm, iperm, parent);
-  permute_pattern(n, p, idx, perm, iperm, cp, ci);
-  auto cnt = col_counts(n, cp, ci, parent, postorder(n, parent));
+std::int64_t nnz_for(const CscMatrix32& A, const std::vector<int>& perm) {
+  Ordered o;
+  postordered(A, perm, o);
+  auto cnt = col_counts(A.n_cols, o.L, o.parent);
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
@@ -201,28 +264,29 @@ void check_matrix(const CscMatrix32& A) {
   require(A.symmetric_lower, who + " must be symmetric_lower (lower triangle of a symmetric matrix)");
   require(A.n_cols >= 0 && A.col_ptr.size() == std::size_t(A.n_cols) + 1, who + ": col_ptr has the wrong size");
   require(A.col_ptr[0] == 0, who + ": col_ptr[0] != 0");
-  // (messages built only on failure: this loop visits every entry)
-  for (int c = 0; c < A.n_cols; ++c) {
-    if (!(A.col_ptr[c + 1] >= A.col_ptr[c])) throw Error(who + ": col_ptr decreases at column " + std::to_string(c));
-    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-      int r = A.row_idx.at(k);
-      if (!(r >= c && r < A.n_rows))
-        throw Error(who + ": entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is not in the lower triangle");
-      if (!(k == A.col_ptr[c] || A.row_idx[k - 1] < r))
-        throw Error(who + ": rows of column " + std::to_string(c) + " are not sorted and unique");
-    }
-  }
-  require(A.values.size() == std::size_t(A.nnz()) && A.row_idx.size() == std::size_t(A.nnz()),
+  const int n = A.n_cols;
+  const int* cp = A.col_ptr.data();
+  for (int c = 0; c < n; ++c)
+    if (!(cp[c + 1] >= cp[c])) throw Error(who + ": col_ptr decreases at column " + std::to_string(c));
+  require(A.row_idx.size() == std::size_t(cp[n]) && A.values.size() == std::size_t(cp[n]),
           who + ": row_idx/values sizes differ from col_ptr");
+  // one branch per entry; the message is built only on failure
+  const int* ri = A.row_idx.data();
+  for (int c = 0; c < n; ++c) {
+    int prev = c - 1;  // rows must be > prev: in the lower triangle, sorted, unique
+    for (int k = cp[c]; k < cp[c + 1]; prev = ri[k++])
+      if (!(ri[k] > prev && ri[k] < n)) {
+        const int r = ri[k];
+        if (!(r >= c && r < n))
+          throw Error(who + ": entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is not in the lower triangle");
+        throw Error(who + ": rows of column " + std::to_string(c) + " are not sorted and unique");
+      }
+  }
 }
 
 }  // namespace
 
-std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
-  std::vector<int> p, idx;
-  full_pattern(A, p, idx);
-  return nnz_for(A.n_cols, p, idx, perm);
-}
+std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) { return nnz_for(A, perm); }
 
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
   check_matrix(A);
@@ -276,7 +340,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
           auto pm = metis_perm(n, p, idx);
-          if (nnz_for(n, p, idx, pm) < lnz_amd) {
+          if (nnz_for(A, pm) < lnz_amd) {
             perm = std::move(pm);
             S.ordering = Ordering::Metis;
           }
@@ -286,51 +350,23 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     }
   }
 
-  // ---- etree, postorder, final numbering ----
-  // The postorder relabels the tree without changing it: parent' = post^-1(parent(post)).
-  std::vector<int> iperm(n), parent;
-  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  etree(n, p, idx, perm, iperm, parent);
-  {
-    const auto post = postorder(n, parent);
-    std::vector<int> perm2(n), ipost(n), parent2(n);
-    for (int k = 0; k < n; ++k) perm2[k] = perm[post[k]], ipost[post[k]] = k;
-    for (int k = 0; k < n; ++k) parent2[k] = parent[post[k]] == -1 ? -1 : ipost[parent[post[k]]];
-    perm.swap(perm2);
-    parent.swap(parent2);
-    for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  }
-  // ---- permuted lower triangle of A with source positions (column j: rows i >= j) ----
-  // what the counts, the supernode row structures and the numeric phase all read
-  S.ap.assign(n + 1, 0);
-  for (int c = 0; c < n; ++c)
-    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-      int i = iperm[A.row_idx[k]], j = iperm[c];
-      S.ap[std::min(i, j) + 1]++;
-    }
-  for (int j = 0; j < n; ++j) S.ap[j + 1] += S.ap[j];
-  S.ai.resize(S.ap[n]);
-  S.asrc.resize(S.ap[n]);
-  {
-    std::vector<std::int64_t> w(S.ap.begin(), S.ap.end() - 1);
-    for (int c = 0; c < n; ++c)
-      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
-        int i = iperm[A.row_idx[k]], j = iperm[c];
-        std::int64_t q = w[std::min(i, j)]++;
-        S.ai[q] = std::max(i, j);
-        S.asrc[q] = k;
-      }
-  }
-  const std::vector<std::int64_t>& cp = S.ap;
-  const std::vector<int>& ci = S.ai;
-  std::vector<int> identity(n);
-  std::iota(identity.begin(), identity.end(), 0);  // the numbering is a postorder now
-  auto cnt = col_counts(n, cp, ci, parent, identity);
+  // ---- etree, postorder, final numbering; the permuted lower triangle of A ----
+  // (column j: rows i >= j, sorted, with source positions): what the counts, the
+  // supernode row structures and the numeric phase all read
+  std::vector<int>().swap(p);  // the graph is no longer needed
+  std::vector<int>().swap(idx);
+  Ordered o;
+  postordered(A, std::move(perm), o);
+  const std::vector<int>& parent = o.parent;
+  const auto cnt = col_counts(n, o.L, parent);
+  S.ap = std::move(o.L.p);
+  S.ai = std::move(o.L.i);
+  S.asrc = std::move(o.L.src);
   S.exact_lnz = 0;
   S.exact_flops = 0;
   for (int j = 0; j < n; ++j) S.exact_lnz += cnt[j], S.exact_flops += double(cnt[j]) * double(cnt[j]);
-  S.perm = perm;
-  S.iperm = iperm;
+  S.perm = o.perm;
+  S.iperm = o.iperm;
 
   // ---- fundamental supernodes ----
   std::vector<int> nchild(n, 0);
@@ -406,36 +442,32 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       if (S.sn_parent[s] != -1) S.child_list[w[S.sn_parent[s]]++] = s;
   }
 
-  // ---- row structures: own pattern plus children's rows, above the supernode ----
+  // ---- row structures: rows below each supernode, from the row subtrees ----
+  // Row i of L is the union of the tree paths from each j < i with A(i, j) != 0 up to i;
+  // walking them in the supernodal tree for i = 0, 1, ... appends i to every supernode
+  // below it whose columns it meets, so each list comes out sorted (CHOLMOD's
+  // super_symbolic does the same). Supernodes are contiguous in the tree, so a supernode
+  // met before i's own ends before i. Row i's entries are column post[i] of U0.
   S.row_ptr.assign(ns + 1, 0);
-  S.rows.clear();
-  std::vector<int> mark(n, -1), tmp;
-  for (int s = 0; s < ns; ++s) {
-    int f0 = S.sn_first[s], last = S.sn_first[s + 1] - 1;
-    tmp.clear();
-    for (int j = f0; j <= last; ++j)
-      for (std::int64_t q = cp[j]; q < cp[j + 1]; ++q) {
-        int i = ci[q];
-        if (i > last && mark[i] != s) {
-          mark[i] = s;
-          tmp.push_back(i);
-        }
-      }
-    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
-      int c = S.child_list[k];
-      for (std::int64_t q = S.row_ptr[c]; q < S.row_ptr[c + 1]; ++q) {
-        int i = S.rows[q];
-        if (i > last && mark[i] != s) {
-          mark[i] = s;
-          tmp.push_back(i);
+  for (int s = 0; s < ns; ++s) S.row_ptr[s + 1] = S.row_ptr[s] + cnt[S.sn_first[s + 1] - 1] - 1;
+  S.rows.resize(std::size_t(S.row_ptr[ns]));
+  {
+    std::vector<std::int64_t> w(S.row_ptr.begin(), S.row_ptr.end() - 1);
+    std::vector<int> mark(ns, -1);
+    for (int i = 0; i < n; ++i) {
+      const int si = col2s[i];
+      const int k = o.post[i];
+      for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) {
+        for (int s = col2s[o.ipost[o.U0.i[q]]]; s != si && mark[s] != i; s = S.sn_parent[s]) {
+          if (s < 0 || w[s] == S.row_ptr[s + 1])
+            throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
+          mark[s] = i;
+          S.rows[w[s]++] = i;
         }
       }
     }
-    std::sort(tmp.begin(), tmp.end());
-    if (std::int64_t(tmp.size()) != cnt[last] - 1)
-      throw Error("Ldlt::analyze: internal error: supernode row count mismatch");
-    S.rows.insert(S.rows.end(), tmp.begin(), tmp.end());
-    S.row_ptr[s + 1] = std::int64_t(S.rows.size());
+    for (int s = 0; s < ns; ++s)
+      if (w[s] != S.row_ptr[s + 1]) throw Error("Ldlt::analyze: internal error: supernode row count mismatch");
   }
 
   // ---- counts ----
@@ -472,18 +504,21 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.simplicial = S.single_task && n > 0 && opts.simplicial_switch > 0 &&
                  S.exact_flops < opts.simplicial_switch * double(S.exact_lnz);
   if (S.simplicial) {
-    S.up.assign(n + 1, 0);
-    for (std::int64_t q = 0; q < S.ap[n]; ++q) ++S.up[S.ai[q] + 1];
-    for (int j = 0; j < n; ++j) S.up[j + 1] += S.up[j];
-    S.ui.resize(S.ap[n]);
-    S.usrc.resize(S.ap[n]);
-    std::vector<int> w(S.up.begin(), S.up.end() - 1);
-    for (int j = 0; j < n; ++j)  // lower entry (i, j), i >= j  ->  upper entry (j, i)
-      for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) {
-        const int at = w[S.ai[q]]++;
-        S.ui[at] = j;
-        S.usrc[at] = S.asrc[q];
+    // the upper triangle in the final numbering: U0's columns renumbered (rows unsorted,
+    // which LDL accepts)
+    const Pattern& U0 = o.U0;
+    S.up.resize(std::size_t(n) + 1);
+    S.ui.resize(U0.i.size());
+    S.usrc.resize(U0.i.size());
+    S.up[0] = 0;
+    for (int K = 0, t = 0; K < n; ++K) {
+      const int k = o.post[K];
+      for (std::int64_t q = U0.p[k]; q < U0.p[k + 1]; ++q, ++t) {
+        S.ui[t] = o.ipost[U0.i[q]];
+        S.usrc[t] = U0.src[q];
       }
+      S.up[K + 1] = t;
+    }
     // LDL's symbolic factorization is what this analysis already has: the elimination tree
     // of P A P^T and its column counts (less the diagonal).
     S.lp.assign(n + 1, 0);
