@@ -4,6 +4,7 @@
 #include <amd.h>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 namespace stardiff::detail {
@@ -21,12 +22,18 @@ std::vector<int> amd_graph(int n, const int* p, const int* idx, double* info) {
   }
   double control[AMD_CONTROL];
   amd_defaults(control);
-  const int iwlen = nz + nz / 5 + 2 * n;
-  std::vector<int> pe(p, p + n), len(n), iw(iwlen), nv(n), next(n), head(n), elen(n), degree(n), w(n);
-  for (int j = 0; j < n; ++j) len[j] = p[j + 1] - p[j];
-  std::copy(idx, idx + nz, iw.begin());
-  amd_2(n, pe.data(), iw.data(), len.data(), iwlen, nz, nv.data(), next.data(), perm.data(), head.data(), elen.data(),
-        degree.data(), w.data(), control, inf);
+  // One uninitialized block for the copy and amd_2's eight n-vectors: AMD writes before
+  // it reads, and a single allocation is reused by the allocator from call to call where
+  // a dozen zero-filled ones came back as fresh pages.
+  const std::size_t iwlen = std::size_t(nz) + std::size_t(nz) / 5 + 2 * std::size_t(n);
+  std::unique_ptr<int[]> block(new int[iwlen + 8 * std::size_t(n)]);
+  int* iw = block.get();
+  int* v = iw + iwlen;
+  int *pe = v, *len = v + n, *nv = v + 2 * n, *next = v + 3 * n, *head = v + 4 * n, *elen = v + 5 * n,
+      *degree = v + 6 * n, *w = v + 7 * n;
+  for (int j = 0; j < n; ++j) pe[j] = p[j], len[j] = p[j + 1] - p[j];
+  std::copy(idx, idx + nz, iw);
+  amd_2(n, pe, iw, len, int(iwlen), nz, nv, next, perm.data(), head, elen, degree, w, control, inf);
   return perm;
 }
 

@@ -365,65 +365,51 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.exact_lnz = 0;
   S.exact_flops = 0;
   for (int j = 0; j < n; ++j) S.exact_lnz += cnt[j], S.exact_flops += double(cnt[j]) * double(cnt[j]);
-  S.perm = o.perm;
-  S.iperm = o.iperm;
+  S.perm = std::move(o.perm);
+  S.iperm = std::move(o.iperm);
 
-  // ---- fundamental supernodes ----
-  std::vector<int> nchild(n, 0);
+  // ---- supernodes: fundamental ones merged by relaxed amalgamation, in one scan ----
+  // A fundamental supernode is a maximal chain of columns j - 1 -> j where j - 1 is j's
+  // only child and cnt[j - 1] = cnt[j] + 1. Scanning them in postorder, the run of columns
+  // merged so far (ending at a - 1) joins the next one when that one is its parent (a - 1's
+  // parent lies in it: contiguous, as CHOLMOD requires) and the rule below (CHOLMOD-like,
+  // scaled by nemin) accepts the explicit zeros of the merged front.
+  std::vector<int> col2s(n, 0);  // first the number of children of each column
   for (int j = 0; j < n; ++j)
-    if (parent[j] != -1) nchild[parent[j]]++;
-  std::vector<int> ffirst;  // first column of each fundamental supernode
-  for (int j = 0; j < n; ++j) {
-    bool cont = j > 0 && parent[j - 1] == j && nchild[j] == 1 && cnt[j - 1] == cnt[j] + 1;
-    if (!cont) ffirst.push_back(j);
-  }
-  const int nf = int(ffirst.size());
-  ffirst.push_back(n);
-  std::vector<int> col2f(n);
-  for (int f = 0; f < nf; ++f)
-    for (int j = ffirst[f]; j < ffirst[f + 1]; ++j) col2f[j] = f;
-  std::vector<int> first(nf), ncol(nf), fpar(nf);
-  std::vector<std::int64_t> below(nf), real(nf);
-  for (int f = 0; f < nf; ++f) {
-    first[f] = ffirst[f];
-    ncol[f] = ffirst[f + 1] - ffirst[f];
-    int last = ffirst[f + 1] - 1;
-    below[f] = cnt[last] - 1;
-    real[f] = 0;
-    for (int j = ffirst[f]; j <= last; ++j) real[f] += cnt[j];
-    fpar[f] = parent[last] == -1 ? -1 : col2f[parent[last]];
-  }
-  // ---- relaxed amalgamation: merge a supernode into its parent when contiguous ----
-  std::vector<char> alive(nf, 1);
-  const int nemin = std::max(1, opts.nemin);
-  for (int f = 0; f < nf; ++f) {
-    int q = fpar[f];
-    if (q == -1 || first[q] != first[f] + ncol[f]) continue;
-    std::int64_t nm = ncol[f] + ncol[q];
-    std::int64_t fc = nm + below[q];
-    double dense = double(nm) * double(fc) - double(nm) * double(nm - 1) / 2.0;
-    double zeros = dense - double(real[f] + real[q]);
-    double frac = dense > 0 ? zeros / dense : 0;
-    bool merge = nm <= std::max(4, nemin / 8) || (nm <= nemin / 2 && frac < 0.8) ||
-                 (nm <= 3 * nemin / 2 && frac < 0.1) || frac < 0.05;
-    if (!merge) continue;
-    first[q] = first[f];
-    ncol[q] = int(nm);
-    real[q] += real[f];
-    alive[f] = 0;
-  }
-  // final supernodes (postorder: ordered by last column)
-  std::vector<int> f2s(nf, -1);
+    if (parent[j] != -1) col2s[parent[j]]++;
   S.sn_first.clear();
-  for (int f = 0; f < nf; ++f)
-    if (alive[f]) {
-      f2s[f] = int(S.sn_first.size());
-      S.sn_first.push_back(first[f]);
+  {
+    const int nemin = std::max(1, opts.nemin);
+    int run_first = 0;
+    std::int64_t run_real = 0;  // entries of L in the run's columns
+    for (int a = 0; a < n;) {
+      int b = a;  // the fundamental supernode [a, b]
+      std::int64_t real = cnt[a];
+      while (b + 1 < n && parent[b] == b + 1 && col2s[b + 1] == 1 && cnt[b] == cnt[b + 1] + 1) real += cnt[++b];
+      bool merge = false;
+      if (a > 0 && parent[a - 1] >= a && parent[a - 1] <= b) {
+        const std::int64_t nm = (a - run_first) + (b - a + 1);
+        const std::int64_t fc = nm + cnt[b] - 1;
+        const double dense = double(nm) * double(fc) - double(nm) * double(nm - 1) / 2.0;
+        const double zeros = dense - double(run_real + real);
+        const double frac = dense > 0 ? zeros / dense : 0;
+        merge = nm <= std::max(4, nemin / 8) || (nm <= nemin / 2 && frac < 0.8) ||
+                (nm <= 3 * nemin / 2 && frac < 0.1) || frac < 0.05;
+      }
+      if (merge) {
+        run_real += real;
+      } else {
+        if (a > 0) S.sn_first.push_back(run_first);
+        run_first = a;
+        run_real = real;
+      }
+      a = b + 1;
     }
+    if (n > 0) S.sn_first.push_back(run_first);
+  }
   const int ns = int(S.sn_first.size());
   S.ns = ns;
   S.sn_first.push_back(n);
-  std::vector<int> col2s(n);
   for (int s = 0; s < ns; ++s)
     for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) col2s[j] = s;
   S.sn_parent.assign(ns, -1);
@@ -453,12 +439,13 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.rows.resize(std::size_t(S.row_ptr[ns]));
   {
     std::vector<std::int64_t> w(S.row_ptr.begin(), S.row_ptr.end() - 1);
-    std::vector<int> mark(ns, -1);
+    std::vector<int> mark(ns, -1), sn_of(n);  // sn_of: supernode of each column of U0
+    for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
     for (int i = 0; i < n; ++i) {
       const int si = col2s[i];
       const int k = o.post[i];
       for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) {
-        for (int s = col2s[o.ipost[o.U0.i[q]]]; s != si && mark[s] != i; s = S.sn_parent[s]) {
+        for (int s = sn_of[o.U0.i[q]]; s != si && mark[s] != i; s = S.sn_parent[s]) {
           if (s < 0 || w[s] == S.row_ptr[s + 1])
             throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
           mark[s] = i;
