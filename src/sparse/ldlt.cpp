@@ -390,6 +390,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       done = true;
       return;
     }
+    detail::complete_row_structures(st.sym);  // a simplicial candidate's, the first time
     amax = scaled_values(A, ps, S.ap, S.ai, S.asrc, sval);
     diag = scaled_diagonal(adiag, S.perm, ps);
   };

@@ -71,7 +71,8 @@ struct Symbolic {
   std::vector<int> sn_parent;  // -1 for roots
   std::vector<int> child_ptr, child_list;
   std::vector<std::int64_t> row_ptr;
-  std::vector<int> rows;
+  std::vector<int> rows;  // filled by analyze, or (simplicial candidates) when first needed
+  bool rows_filled = false;
   std::vector<double> sn_flops;  // flops of each supernode's own front
   // permuted lower triangle of A (column j: rows i >= j)
   std::vector<std::int64_t> ap;
@@ -98,6 +99,10 @@ struct Symbolic {
 
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);
+
+// Fills S.rows for a simplicial candidate (from its upper triangle) before the
+// multifrontal factorization first needs them; no-op once filled.
+void complete_row_structures(Symbolic& S);
 
 // Orders, builds the elimination tree and column counts for `perm` (new -> old):
 // returns nnz(L) of that ordering (for auto selection); exposed for tests.

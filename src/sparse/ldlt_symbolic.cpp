@@ -69,7 +69,13 @@ void permuted_upper(const CscMatrix32& A, const std::vector<int>& iperm, Pattern
   U.p.assign(std::size_t(n) + 1, 0);
   for (int c = 0; c < n; ++c) {
     const int jc = iperm[c];
-    for (int k = cp[c]; k < cp[c + 1]; ++k) U.p[std::max(iperm[ri[k]], jc) + 1]++;
+    std::int64_t own = 0;  // entries staying in column jc, counted in a register
+    for (int k = cp[c]; k < cp[c + 1]; ++k) {
+      const int i = iperm[ri[k]];
+      if (i > jc) U.p[i + 1]++;
+      else ++own;
+    }
+    U.p[jc + 1] += own;
   }
   for (int j = 0; j < n; ++j) U.p[j + 1] += U.p[j];
   U.i.resize(std::size_t(U.p[n]));
@@ -284,7 +290,51 @@ void check_matrix(const CscMatrix32& A) {
   }
 }
 
+// Rows below each supernode (S.rows; S.row_ptr already holds the counts), from the row
+// subtrees: row i of L is the union of the tree paths from each j < i with A(i, j) != 0
+// up to i; walking them in the supernodal tree for i = 0, 1, ... appends i to every
+// supernode below it whose columns it meets, so each list comes out sorted (CHOLMOD's
+// super_symbolic does the same). Supernodes are contiguous in the tree, so a supernode
+// met before i's own ends before i. row_sn(i, visit) calls visit(s) with the supernode s
+// of each j <= i with A(i, j) != 0.
+template <class RowSupernodes>
+void fill_rows(Symbolic& S, const std::vector<int>& col2s, RowSupernodes&& row_sn) {
+  const int ns = S.ns, n = S.n;
+  S.rows.resize(std::size_t(S.row_ptr[ns]));
+  std::vector<std::int64_t> w(S.row_ptr.begin(), S.row_ptr.end() - 1);
+  std::vector<int> mark(ns, -1);
+  for (int i = 0; i < n; ++i) {
+    const int si = col2s[i];
+    row_sn(i, [&](int s) {
+      for (; s != si && mark[s] != i; s = S.sn_parent[s]) {
+        if (s < 0 || w[s] == S.row_ptr[s + 1])
+          throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
+        mark[s] = i;
+        S.rows[w[s]++] = i;
+      }
+    });
+  }
+  for (int s = 0; s < ns; ++s)
+    if (w[s] != S.row_ptr[s + 1]) throw Error("Ldlt::analyze: internal error: supernode row count mismatch");
+  S.rows_filled = true;
+}
+
+void column_supernodes(const Symbolic& S, std::vector<int>& col2s) {
+  col2s.resize(S.n);
+  for (int s = 0; s < S.ns; ++s)
+    for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) col2s[j] = s;
+}
+
 }  // namespace
+
+void complete_row_structures(Symbolic& S) {
+  if (S.rows_filled) return;
+  std::vector<int> col2s;
+  column_supernodes(S, col2s);
+  fill_rows(S, col2s, [&](int i, auto&& visit) {
+    for (int q = S.up[i]; q < S.up[i + 1]; ++q) visit(col2s[S.ui[q]]);
+  });
+}
 
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) { return nnz_for(A, perm); }
 
@@ -410,8 +460,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   const int ns = int(S.sn_first.size());
   S.ns = ns;
   S.sn_first.push_back(n);
-  for (int s = 0; s < ns; ++s)
-    for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) col2s[j] = s;
+  column_supernodes(S, col2s);
   S.sn_parent.assign(ns, -1);
   for (int s = 0; s < ns; ++s) {
     int last = S.sn_first[s + 1] - 1;
@@ -428,34 +477,8 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       if (S.sn_parent[s] != -1) S.child_list[w[S.sn_parent[s]]++] = s;
   }
 
-  // ---- row structures: rows below each supernode, from the row subtrees ----
-  // Row i of L is the union of the tree paths from each j < i with A(i, j) != 0 up to i;
-  // walking them in the supernodal tree for i = 0, 1, ... appends i to every supernode
-  // below it whose columns it meets, so each list comes out sorted (CHOLMOD's
-  // super_symbolic does the same). Supernodes are contiguous in the tree, so a supernode
-  // met before i's own ends before i. Row i's entries are column post[i] of U0.
-  S.row_ptr.assign(ns + 1, 0);
+  S.row_ptr.assign(ns + 1, 0);  // the number of rows below each supernode
   for (int s = 0; s < ns; ++s) S.row_ptr[s + 1] = S.row_ptr[s] + cnt[S.sn_first[s + 1] - 1] - 1;
-  S.rows.resize(std::size_t(S.row_ptr[ns]));
-  {
-    std::vector<std::int64_t> w(S.row_ptr.begin(), S.row_ptr.end() - 1);
-    std::vector<int> mark(ns, -1), sn_of(n);  // sn_of: supernode of each column of U0
-    for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
-    for (int i = 0; i < n; ++i) {
-      const int si = col2s[i];
-      const int k = o.post[i];
-      for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) {
-        for (int s = sn_of[o.U0.i[q]]; s != si && mark[s] != i; s = S.sn_parent[s]) {
-          if (s < 0 || w[s] == S.row_ptr[s + 1])
-            throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
-          mark[s] = i;
-          S.rows[w[s]++] = i;
-        }
-      }
-    }
-    for (int s = 0; s < ns; ++s)
-      if (w[s] != S.row_ptr[s + 1]) throw Error("Ldlt::analyze: internal error: supernode row count mismatch");
-  }
 
   // ---- counts ----
   S.sn_flops.assign(ns, 0);
@@ -512,6 +535,17 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     S.lparent = parent;
     S.lnz.resize(n);
     for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
+  }
+  // ---- row structures (see fill_rows) ----
+  // A simplicial candidate needs them only if the multifrontal factorization runs: they
+  // are filled then, from the upper triangle (complete_row_structures).
+  if (!S.simplicial) {
+    std::vector<int> sn_of(n);  // supernode of each column of U0; row i is column post[i]
+    for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
+    fill_rows(S, col2s, [&](int i, auto&& visit) {
+      const int k = o.post[i];
+      for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) visit(sn_of[o.U0.i[q]]);
+    });
   }
   if (S.single_task) {
     if (ns > 0) {

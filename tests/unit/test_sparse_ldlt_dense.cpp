@@ -462,6 +462,16 @@ TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
   expect_inertia(fk.inertia, {n / 2, n / 2, 0});
   auto bk = ones_rhs(K);
   EXPECT_LE(relres(K, kkt.solve(bk), bk), 1e-12);
+  // A candidate's supernode row structures are filled only when the multifrontal path
+  // first needs them: the result equals that of an analysis that filled them at once.
+  Ldlt eager({.simplicial_switch = 0});
+  ASSERT_EQ(eager.analyze(K).mode, "single-task");
+  const auto fe = eager.factorize(K);
+  EXPECT_EQ(kkt.factor_hash(), eager.factor_hash());
+  EXPECT_EQ(fk.two_by_two, fe.two_by_two);
+  const auto fk2 = kkt.factorize(K);  // refactorization reuses them
+  EXPECT_EQ(fk2.mode, "single-task");
+  EXPECT_EQ(kkt.factor_hash(), eager.factor_hash());
 }
 
 TEST(SparseLdltDense, SimplicialRejectsLargeMultipliers) {
