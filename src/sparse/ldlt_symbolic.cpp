@@ -32,25 +32,31 @@ void full_pattern(const CscMatrix32& A, std::vector<int>& p, std::vector<int>& i
   const int* ri = A.row_idx.data();
   p.assign(std::size_t(n) + 1, 0);
   int* cnt = p.data() + 1;
-  for (int c = 0; c < n; ++c)
+  for (int c = 0; c < n; ++c) {
+    int own = 0;  // column c's own count in a register (rows r > c go elsewhere)
     for (int k = cp[c]; k < cp[c + 1]; ++k) {
       const int r = ri[k];
       const int off = r != c;
-      cnt[c] += off;
+      own += off;
       cnt[r] += off;
     }
+    cnt[c] += own;
+  }
   for (int c = 0; c < n; ++c) p[c + 1] += p[c];
   idx.resize(std::size_t(p[n]));
   std::vector<int> w(p.begin(), p.end() - 1);
   int* out = idx.data();
-  for (int c = 0; c < n; ++c)
+  for (int c = 0; c < n; ++c) {
+    int wc = w[c];  // rows r > c write to other columns only
     for (int k = cp[c]; k < cp[c + 1]; ++k) {
       const int r = ri[k];
       if (r != c) {
-        out[w[c]++] = r;
+        out[wc++] = r;
         out[w[r]++] = c;
       }
     }
+    w[c] = wc;
+  }
 }
 
 // A permuted triangle of A with the position of each entry in A.values (assembly map).
@@ -83,12 +89,14 @@ void permuted_upper(const CscMatrix32& A, const std::vector<int>& iperm, Pattern
   std::vector<std::int64_t> w(U.p.begin(), U.p.end() - 1);
   for (int c = 0; c < n; ++c) {
     const int jc = iperm[c];
+    std::int64_t wj = w[jc];  // column jc's cursor in a register (rows i > jc go elsewhere)
     for (int k = cp[c]; k < cp[c + 1]; ++k) {
       const int i = iperm[ri[k]];
-      const std::int64_t q = w[std::max(i, jc)]++;
+      const std::int64_t q = i > jc ? w[i]++ : wj++;
       U.i[q] = std::min(i, jc);
       U.src[q] = k;
     }
+    w[jc] = wj;
   }
 }
 
