@@ -7,8 +7,13 @@
 // time, O(n) memory), fundamental supernodes merged by relaxed amalgamation
 // (CHOLMOD-like rules scaled by nemin), supernode row structures, flop counts, the task
 // plan (small subtrees grouped into one task) and, for a simplicial candidate, the upper
-// triangle and symbolic data SuiteSparse LDL needs. AMD runs through core/amd_graph.
-// Deterministic for a given input.
+// triangle and symbolic data SuiteSparse LDL needs (its row structures wait for
+// complete_row_structures). AMD runs through core/amd_graph. Deterministic for a given
+// input.
+// Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering;
+// then one permuted upper triangle U0 feeds the elimination tree, one sorted transpose
+// into the postordered lower triangle (counts, assembly map), the row-subtree walk that
+// fills the supernode row structures, and the simplicial upper triangle.
 #include <amd.h>
 #include <metis.h>
 
