@@ -1,6 +1,6 @@
 // src/sparse/csc_matrix.cpp — CSC construction from triplets, y = A x, ||A||_inf.
 //
-// Contract (see csc_matrix.hpp): from_triplets takes 0-based triplets, sums duplicates
+// Contract (see csc_matrix.hpp): to_csc32 narrows int64 indices with checks; from_triplets takes 0-based triplets, sums duplicates
 // and sorts rows within each column by a two-pass counting sort (O(nnz + n), stable, so
 // duplicates are summed in input order and the result is reproducible). With
 // symmetric_lower the matrix must be square and entries above the diagonal are mirrored
@@ -16,6 +16,47 @@
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::sparse {
+
+CscMatrix32 to_csc32(const CscMatrix64& A) {
+  const std::string who = "to_csc32: matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'");
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+  require(A.n_rows >= 0 && A.n_cols >= 0 && A.n_rows <= kMax && A.n_cols <= kMax,
+          who + ": dimensions " + std::to_string(A.n_rows) + " x " + std::to_string(A.n_cols) +
+              " do not fit in 32-bit indices");
+  require(A.col_ptr.size() == std::size_t(A.n_cols) + 1,
+          who + ": col_ptr has " + std::to_string(A.col_ptr.size()) + " entries, expected n_cols + 1 = " +
+              std::to_string(A.n_cols + 1));
+  const std::int64_t nnz = A.col_ptr.back();
+  require(nnz <= kMax, who + ": " + std::to_string(nnz) + " stored entries do not fit in 32-bit indices");
+  require(A.col_ptr.front() == 0 && nnz >= 0 && A.row_idx.size() == std::size_t(nnz) &&
+              A.values.size() == std::size_t(nnz),
+          who + ": col_ptr, row_idx and values disagree (col_ptr from " + std::to_string(A.col_ptr.front()) +
+              " to " + std::to_string(nnz) + ", " + std::to_string(A.row_idx.size()) + " row indices, " +
+              std::to_string(A.values.size()) + " values)");
+  CscMatrix32 B;
+  B.n_rows = std::int32_t(A.n_rows);
+  B.n_cols = std::int32_t(A.n_cols);
+  B.symmetric_lower = A.symmetric_lower;
+  B.name = A.name;
+  B.col_ptr.resize(A.col_ptr.size());
+  for (std::size_t j = 0; j < A.col_ptr.size(); ++j) {
+    const std::int64_t v = A.col_ptr[j];
+    if (v < 0 || v > nnz || (j > 0 && v < A.col_ptr[j - 1]))
+      throw Error(who + ": col_ptr[" + std::to_string(j) + "] = " + std::to_string(v) +
+                  " is out of order or outside [0, nnz]");
+    B.col_ptr[j] = std::int32_t(v);
+  }
+  B.row_idx.resize(A.row_idx.size());
+  for (std::size_t k = 0; k < A.row_idx.size(); ++k) {
+    const std::int64_t r = A.row_idx[k];
+    if (r < 0 || r >= A.n_rows)
+      throw Error(who + ": row index " + std::to_string(r) + " (entry " + std::to_string(k) +
+                  ") is outside the " + std::to_string(A.n_rows) + " rows");
+    B.row_idx[k] = std::int32_t(r);
+  }
+  B.values = A.values;
+  return B;
+}
 
 CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
                           const std::vector<std::int32_t>& cols, const std::vector<double>& vals,

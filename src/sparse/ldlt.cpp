@@ -147,6 +147,9 @@ std::uint64_t Ldlt::factor_hash() const {
 // and solving it in simplicial mode (~10 us), on the caller: those run there.
 constexpr std::int64_t kInlineNnz = 4000;
 
+const AnalyzeInfo& Ldlt::analyze(const CscMatrix64& A, Executor* exec) { return analyze(to_csc32(A), exec); }
+FactorInfo Ldlt::factorize(const CscMatrix64& A, Executor* exec) { return factorize(to_csc32(A), exec); }
+
 const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
   st.analyzed = st.factored = false;

@@ -1,10 +1,12 @@
 // tests/unit/test_sparse_csc_ops.cpp — CscMatrix construction and operations against a
 // dense reference: from_triplets (sorting, duplicate sums, mirroring, errors), y = A x
-// for symmetric-lower and general matrices, and ||A||_inf of the full matrix.
+// for symmetric-lower and general matrices, ||A||_inf of the full matrix, and the checked
+// narrowing of int64-indexed matrices (to_csc32).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "stardiff/runtime/error.hpp"
@@ -112,4 +114,72 @@ TEST(SparseCscOps, FromTripletsRejectsBadInput) {
   CscMatrix32 E = from_triplets(0, 0, {}, {}, {}, true);
   EXPECT_EQ(E.nnz(), 0);
   EXPECT_EQ(norm_inf(E), 0.0);
+}
+
+namespace {
+CscMatrix64 widen(const CscMatrix32& A) {
+  CscMatrix64 B;
+  B.n_rows = A.n_rows;
+  B.n_cols = A.n_cols;
+  B.col_ptr.assign(A.col_ptr.begin(), A.col_ptr.end());
+  B.row_idx.assign(A.row_idx.begin(), A.row_idx.end());
+  B.values = A.values;
+  B.symmetric_lower = A.symmetric_lower;
+  B.name = "wide";
+  return B;
+}
+
+std::string error_of(const CscMatrix64& A) {
+  try {
+    to_csc32(A);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(SparseCscOps, ToCsc32KeepsTheMatrix) {
+  Random t = random_triplets(40, 40, 300, true, 5);
+  CscMatrix32 A = from_triplets(t.n_rows, t.n_cols, t.r, t.c, t.v, true);
+  CscMatrix32 B = to_csc32(widen(A));
+  EXPECT_EQ(B.n_rows, A.n_rows);
+  EXPECT_EQ(B.n_cols, A.n_cols);
+  EXPECT_EQ(B.col_ptr, A.col_ptr);
+  EXPECT_EQ(B.row_idx, A.row_idx);
+  EXPECT_EQ(B.values, A.values);
+  EXPECT_TRUE(B.symmetric_lower);
+  EXPECT_EQ(B.name, "wide");
+}
+
+TEST(SparseCscOps, ToCsc32RejectsWhatDoesNotFit) {
+  CscMatrix64 big;  // dimensions beyond int32: rejected before anything is allocated
+  big.n_rows = big.n_cols = std::int64_t(3) << 30;
+  EXPECT_NE(error_of(big).find("do not fit in 32-bit indices"), std::string::npos) << error_of(big);
+  CscMatrix64 many;  // nnz beyond int32 (checked before the arrays' sizes)
+  many.n_rows = many.n_cols = 1;
+  many.col_ptr = {0, std::int64_t(3) << 30};
+  EXPECT_NE(error_of(many).find("stored entries do not fit"), std::string::npos) << error_of(many);
+
+  CscMatrix32 A = from_triplets(3, 3, {0, 1, 2, 2}, {0, 0, 1, 2}, {4.0, 1.0, 1.0, 4.0}, true);
+  CscMatrix64 W = widen(A);
+  EXPECT_EQ(error_of(W), "");
+  CscMatrix64 bad = W;
+  bad.row_idx[1] = -1;
+  EXPECT_NE(error_of(bad).find("row index -1 (entry 1)"), std::string::npos) << error_of(bad);
+  bad = W;
+  bad.row_idx[2] = std::int64_t(1) << 40;
+  EXPECT_NE(error_of(bad).find("outside the 3 rows"), std::string::npos) << error_of(bad);
+  bad = W;
+  bad.col_ptr[1] = 3, bad.col_ptr[2] = 2;
+  EXPECT_NE(error_of(bad).find("col_ptr[2]"), std::string::npos) << error_of(bad);
+  bad = W;
+  bad.values.pop_back();
+  EXPECT_NE(error_of(bad).find("disagree"), std::string::npos) << error_of(bad);
+  bad = W;
+  bad.col_ptr.pop_back();
+  EXPECT_NE(error_of(bad).find("col_ptr has 3 entries"), std::string::npos) << error_of(bad);
+  bad = W;
+  bad.n_rows = -1;
+  EXPECT_NE(error_of(bad).find("dimensions -1 x 3"), std::string::npos) << error_of(bad);
 }

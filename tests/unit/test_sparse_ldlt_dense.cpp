@@ -342,6 +342,34 @@ TEST(SparseLdltDense, PredictedNnzMatchesDenseCount) {
   EXPECT_EQ(sparse::detail::predicted_nnz_l(A, rev), 2 * n - 1);
 }
 
+TEST(SparseLdltDense, Int64IndicesGiveTheSameFactorization) {
+  // An int64-indexed matrix is narrowed (to_csc32) and factorized like its int32 twin:
+  // same factors bitwise, same solution; a pattern that changes between analyze and
+  // factorize is still rejected.
+  std::mt19937 g(17);
+  auto A = random_sparse(120, 0.05, 0.0, g);  // indefinite
+  CscMatrix64 W;
+  W.n_rows = A.n_rows;
+  W.n_cols = A.n_cols;
+  W.col_ptr.assign(A.col_ptr.begin(), A.col_ptr.end());
+  W.row_idx.assign(A.row_idx.begin(), A.row_idx.end());
+  W.values = A.values;
+  W.symmetric_lower = true;
+  Ldlt narrow, wide;
+  EXPECT_EQ(narrow.analyze(A).nnz_l, wide.analyze(W).nnz_l);
+  const auto fa = narrow.factorize(A);
+  const auto fw = wide.factorize(W);
+  EXPECT_EQ(narrow.factor_hash(), wide.factor_hash());
+  expect_inertia(fa.inertia, fw.inertia);
+  expect_inertia(fw.inertia, dense_inertia(A));
+  auto b = ones_rhs(A);
+  EXPECT_EQ(narrow.solve(b), wide.solve(b));
+  EXPECT_LE(relres(A, wide.solve(b), b), 1e-12);
+  CscMatrix64 V = W;
+  V.row_idx.back() = W.n_rows;  // out of range
+  EXPECT_THROW(wide.factorize(V), Error);
+}
+
 TEST(SparseLdltDense, MisuseThrows) {
   std::mt19937 g(7);
   auto A = random_sparse(20, 0.2, 5.0, g);

@@ -36,6 +36,12 @@ CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::v
                           const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
                           bool symmetric_lower);
 
+// The same matrix with 32-bit indices (what the solver works on). Throws Error naming the
+// matrix when its dimensions or nnz do not fit in int32, when col_ptr, row_idx and values
+// disagree in size, or when a column pointer or row index is out of range; the entries
+// are copied unchanged (other checks are the solver's).
+CscMatrix32 to_csc32(const CscMatrix64& A);
+
 // y = A x (A symmetric_lower expanded implicitly), and norms used by the solver.
 void multiply(const CscMatrix32& A, const double* x, double* y);
 double norm_inf(const CscMatrix32& A);  // max row sum of |a_ij| of the full matrix

@@ -1,7 +1,8 @@
 // stardiff/sparse/ldlt.hpp — sparse symmetric LDL^T: analysis, factorization, solve.
 //
 // Contract:
-//  * analyze(A) uses only A's pattern (symmetric_lower CSC): ordering, elimination
+//  * analyze(A) uses only A's pattern (symmetric_lower CSC; int32 indices, or int64 ones
+//    narrowed by to_csc32): ordering, elimination
 //    tree, column counts, supernodes, assembly-tree levels, task plan. It may be
 //    followed by any number of factorize() calls with matrices of the same pattern.
 //    With an executor it runs as one task there (run_on_worker), not on the caller —
@@ -116,6 +117,10 @@ class Ldlt {
   // Uses a SequentialExecutor when none is given.
   const AnalyzeInfo& analyze(const CscMatrix32& A, Executor* exec = nullptr);
   FactorInfo factorize(const CscMatrix32& A, Executor* exec = nullptr);
+  // int64-indexed input: converted by to_csc32 (an O(nnz) copy; Error when it does not
+  // fit in 32-bit indices), then as above.
+  const AnalyzeInfo& analyze(const CscMatrix64& A, Executor* exec = nullptr);
+  FactorInfo factorize(const CscMatrix64& A, Executor* exec = nullptr);
   // nrhs right-hand sides stored column by column (b.size() == n * nrhs).
   std::vector<double> solve(const std::vector<double>& b, int nrhs = 1, Executor* exec = nullptr);
   const AnalyzeInfo& analyze_info() const;
