@@ -122,8 +122,8 @@ CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::v
         A.values.push_back(vals[k]);
       }
     }
-    require(A.row_idx.size() <= std::size_t(std::numeric_limits<std::int32_t>::max()),
-            "from_triplets: more than 2^31-1 entries do not fit 32-bit indices");
+    if (A.row_idx.size() > std::size_t(std::numeric_limits<std::int32_t>::max()))  // (no message built per column)
+      throw Error("from_triplets: more than 2^31-1 entries do not fit 32-bit indices");
     A.col_ptr[j + 1] = std::int32_t(A.row_idx.size());
   }
   return A;
