@@ -142,17 +142,21 @@ endif()
 # Smoke tests of the peer benchmark (bench/ldlt_vs_peers): output format, every solver
 # runs, a failing peer is reported (not crashed), inertia agrees with MUMPS, no MPI linked.
 if(TARGET ldlt_vs_peers)
-  add_test(NAME ldlt_vs_peers_smoke COMMAND ldlt_vs_peers --laplacian 6 --repeats 1 --no-dgemm)
+  add_test(NAME ldlt_vs_peers_smoke COMMAND ldlt_vs_peers --laplacian 6 --repeats 1 --no-dgemm --analyze-samples 3)
   set_tests_properties(ldlt_vs_peers_smoke PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
     TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "solver=mumps analyze_s=.*ldlt_vs_peers matrix=laplace3d_6 n=216 factor_s=[0-9.e-]+ best_peer=[a-z_]+ best_peer_factor_s=[0-9.e-]+ ratio=[0-9.e+-]+.*inertia matrix=laplace3d_6 stardiff_pos=216 stardiff_neg=0 stardiff_zero=0 mumps_neg=0 agree=yes.*geomean matrices=1 ratio=[0-9]"
+    PASS_REGULAR_EXPRESSION "solver=mumps analyze_s=.*ldlt_vs_peers matrix=laplace3d_6 n=216 factor_s=[0-9.e-]+ best_peer=[a-z_]+ best_peer_factor_s=[0-9.e-]+ ratio=[0-9.e+-]+ analyze_s=[0-9.e-]+ cholmod_analyze_s=[0-9.e-]+ analyze_ratio=[0-9.e+-]+.*inertia matrix=laplace3d_6 stardiff_pos=216 stardiff_neg=0 stardiff_zero=0 mumps_neg=0 agree=yes.*geomean matrices=1 ratio=[0-9]"
     FAIL_REGULAR_EXPRESSION "status=failed")
   add_test(NAME ldlt_vs_peers_indefinite
     COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/bfw398b.mtx.gz --no-laplacian --repeats 1 --no-dgemm
             --peer-threads 1)
   set_tests_properties(ldlt_vs_peers_indefinite PROPERTIES LABELS "integration;data"
     ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
-    PASS_REGULAR_EXPRESSION "solver=stardiff analyze_s=.*solver=cholmod_llt status=failed reason=\"not positive definite.*solver=mumps analyze_s=.*matrix=bfw398b n=398 factor_s=.*ratio=[0-9].*inertia matrix=bfw398b stardiff_pos=0 stardiff_neg=398 stardiff_zero=0 mumps_neg=398 agree=yes")
+    PASS_REGULAR_EXPRESSION "solver=stardiff analyze_s=.*solver=cholmod_llt status=failed reason=\"not positive definite.*solver=mumps analyze_s=.*matrix=bfw398b n=398 factor_s=.*ratio=[0-9].* cholmod_analyze_s=[0-9.e-]+ analyze_ratio=[0-9].*inertia matrix=bfw398b stardiff_pos=0 stardiff_neg=398 stardiff_zero=0 mumps_neg=398 agree=yes")
+  add_test(NAME ldlt_vs_peers_bad_option
+    COMMAND sh -c "'$<TARGET_FILE:ldlt_vs_peers>' --analyze-samples 0 --no-laplacian 2>&1; echo exit=$?")
+  set_tests_properties(ldlt_vs_peers_bad_option PROPERTIES LABELS integration
+    PASS_REGULAR_EXPRESSION "--analyze-samples: expected an integer in \\[1, 1000\\], got '0'\nexit=2")
   add_test(NAME ldlt_vs_peers_no_mpi COMMAND sh -c "ldd '$<TARGET_FILE:ldlt_vs_peers>' | grep -E 'libmpi[._]|libopen-pal|libopen-rte' && exit 1; exit 0")
   set_tests_properties(ldlt_vs_peers_no_mpi PROPERTIES LABELS integration)
 endif()
