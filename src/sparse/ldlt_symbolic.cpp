@@ -319,9 +319,10 @@ void fill_rows(Symbolic& S, const std::vector<int>& col2s, RowSupernodes&& row_s
   for (int i = 0; i < n; ++i) {
     const int si = col2s[i];
     row_sn(i, [&](int s) {
-      for (; s != si && mark[s] != i; s = S.sn_parent[s]) {
-        if (s < 0 || w[s] == S.row_ptr[s + 1])
-          throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
+      for (; s != si; s = S.sn_parent[s]) {
+        if (s < 0) throw Error("Ldlt::analyze: internal error: a row subtree leaves the supernodal tree");
+        if (mark[s] == i) break;  // the rest of the path is marked too
+        if (w[s] == S.row_ptr[s + 1]) throw Error("Ldlt::analyze: internal error: supernode row structure overflow");
         mark[s] = i;
         S.rows[w[s]++] = i;
       }
