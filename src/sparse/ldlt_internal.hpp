@@ -52,6 +52,11 @@ class DBuf {
     std::free(p_);
     p_ = nullptr, n_ = cap_ = 0;
   }
+  // Gives the physical pages wholly beyond the first `keep` doubles back to the kernel
+  // (madvise MADV_DONTNEED: one call, the virtual range stays); their contents become zero.
+  void discard_tail(std::size_t keep);
+  void set_size(std::size_t n) { n_ = n; }  // n <= capacity
+  std::size_t capacity() const { return cap_; }
   double* data() { return p_; }
   const double* data() const { return p_; }
   std::size_t size() const { return n_; }
@@ -117,11 +122,25 @@ struct NodeFactor {
   std::vector<double> growth;    // unpivoted mode, mixed signs: sum_k L(t,k)^2 |d_k| per row t
 };
 
+// A contribution block: the lower triangle of an idx.size()^2 column-major block, either
+// copied into v (leading dimension idx.size()) or, for a front factorized in place (a
+// split front, whose buffer became its L), read where it is: view with leading dimension
+// ld inside owner, whose pages beyond its L (keep doubles) release_cb() discards.
 struct NodeCb {
   std::vector<int> idx;  // delayed columns first, then rows
   int ndelay = 0;
-  DBuf v;  // lower triangle of an idx.size()^2 column-major block
+  DBuf v;
+  const double* view = nullptr;
+  std::size_t ld = 0;
+  DBuf* owner = nullptr;
+  std::size_t keep = 0;
+  const double* data() const { return view ? view : v.data(); }
+  std::size_t lead() const { return view ? ld : idx.size(); }
 };
+inline void release_cb(NodeCb& cb) {
+  if (cb.owner) cb.owner->discard_tail(cb.keep);
+  cb = NodeCb{};
+}
 
 struct NodeStats {
   std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, delayed = 0, static_pivots = 0;

@@ -18,10 +18,13 @@
 //    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once
 //    (one column: dgemv and hand-written unit triangular solves).
 #include <cblas.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -46,6 +49,14 @@ void DBuf::resize(std::size_t n) {
     cap_ = n;
   }
   n_ = n;
+}
+
+void DBuf::discard_tail(std::size_t keep) {
+  if (keep >= cap_) return;
+  const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t lo = (std::uintptr_t(p_ + keep) + page - 1) / page * page;
+  const std::uintptr_t hi = std::uintptr_t(p_ + cap_) / page * page;
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);  // advisory: failure is harmless
 }
 
 namespace {
@@ -94,8 +105,10 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
       cpos[a] = pos[cb.idx[a]];
       if (cpos[a] < 0) throw Error("Ldlt::factorize: internal error: contribution row outside the parent front");
     }
+    const double* cbv = cb.data();
+    const std::size_t ld = cb.lead();
     for (int b = 0; b < mc; ++b) {
-      const double* col = cb.v.data() + std::size_t(b) * mc;
+      const double* col = cbv + std::size_t(b) * ld;
       const int pb = cpos[b];
       for (int a = b; a < mc; ++a) {
         const int pa = cpos[a];
@@ -103,7 +116,7 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
         else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
       }
     }
-    if (free_cbs) cb = NodeCb{};  // release
+    if (free_cbs) release_cb(cb);
   }
   for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
 }
@@ -131,8 +144,11 @@ void prepare_pivots(NodeFactor& nf, int p) {
 }
 
 // Stores L, D and the contribution block of a factorized front; fills the statistics.
-void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std::vector<int>& idx,
-                 const std::vector<int>& lperm, int nelim, const cpu::FrontCounts& fc) {
+// With `in_place` (the buffer holding F, m x m), L stays where it is (the buffer becomes
+// the node's L) and the contribution block is read there by the parent; otherwise both
+// are copied out of F.
+void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vector<int>& idx,
+                 const std::vector<int>& lperm, int nelim, const cpu::FrontCounts& fc, DBuf* in_place = nullptr) {
   const Symbolic& S = *ctx.sym;
   const int m = int(idx.size());
   const std::size_t mm = std::size_t(m);
@@ -163,7 +179,12 @@ void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std
   nf.nelim = nelim;
   nf.idx.resize(m);
   for (int t = 0; t < m; ++t) nf.idx[t] = idx[lperm[t]];
-  nf.L.assign(F, F + mm * std::size_t(nelim));
+  if (in_place) {
+    nf.L = std::move(*in_place);
+    nf.L.set_size(mm * std::size_t(nelim));
+  } else {
+    nf.L.assign(F, F + mm * std::size_t(nelim));
+  }
   for (int j = 1; j < nelim; ++j)  // the strict upper triangle holds scratch: clear it
     std::memset(nf.L.data() + std::size_t(j) * mm, 0, sizeof(double) * std::size_t(j));
   NodeStats& st = ctx.stats[s];
@@ -204,10 +225,17 @@ void store_front(const NumericCtx& ctx, int s, const double* F, int p, const std
     const int mc = m - nelim;
     cb.ndelay = p - nelim;
     cb.idx.assign(nf.idx.begin() + nelim, nf.idx.end());
-    cb.v.resize(std::size_t(mc) * mc);
-    for (int b = 0; b < mc; ++b)
-      std::memcpy(cb.v.data() + std::size_t(b) * mc + b, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
-                  sizeof(double) * std::size_t(mc - b));
+    if (in_place) {
+      cb.view = nf.L.data() + std::size_t(nelim) * mm + std::size_t(nelim);
+      cb.ld = mm;
+      cb.owner = &nf.L;
+      cb.keep = mm * std::size_t(nelim);
+    } else {
+      cb.v.resize(std::size_t(mc) * mc);
+      for (int b = 0; b < mc; ++b)
+        std::memcpy(cb.v.data() + std::size_t(b) * mc + b, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
+                    sizeof(double) * std::size_t(mc - b));
+    }
   }
 }
 
@@ -245,6 +273,8 @@ void big_begin(const NumericCtx& ctx, int s) {
   b.idx = front_rows(ctx, s, b.p);
   b.m = int(b.idx.size());
   const std::size_t mm = std::size_t(b.m);
+  NodeFactor& nf = ctx.nodes[s];
+  if (nf.L.capacity() >= mm * mm) b.F = std::move(nf.L);  // a previous factorization's front: reuse it
   b.F.resize(mm * mm);
   assemble_front(ctx, s, b.idx, b.F.data(), false);
   b.degraded = b.p != S.sn_first[s + 1] - S.sn_first[s];  // delayed columns: plan does not fit
@@ -310,8 +340,8 @@ void big_finish(const NumericCtx& ctx, int s) {
     fc.neg = b.neg;
     fc.two_by_two = b.two_by_two;
   }
-  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) ctx.cbs[S.child_list[k]] = NodeCb{};
-  store_front(ctx, s, b.F.data(), b.p, b.idx, b.perm, nelim, fc);
+  for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) release_cb(ctx.cbs[S.child_list[k]]);
+  store_front(ctx, s, b.F.data(), b.p, b.idx, b.perm, nelim, fc, &b.F);
   b = BigFront{};
 }
 

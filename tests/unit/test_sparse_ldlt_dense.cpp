@@ -435,6 +435,18 @@ TEST(SparseLdltDense, SplitFrontsMatchWholeFronts) {
     auto b = ones_rhs(*A);
     EXPECT_LE(relres(*A, split.solve(b), b), 1e-11);
     if (A == &spd) EXPECT_EQ(f2.delayed, 0);
+    // A split front is factorized in place (its buffer becomes its L; the parent reads
+    // its contribution block there): refactorizing reuses those buffers, bitwise alike.
+    const std::uint64_t h = split.factor_hash();
+    split.factorize(*A);
+    EXPECT_EQ(split.factor_hash(), h);
+    auto A2 = *A;
+    for (double& v : A2.values) v *= -3.0;  // new values, same pattern: inertia flips
+    const auto f3 = split.factorize(A2);
+    expect_inertia(f3.inertia, {want.neg, want.pos, 0});
+    EXPECT_LE(relres(A2, split.solve(b), b), 1e-11);
+    split.factorize(*A);
+    EXPECT_EQ(split.factor_hash(), h);
   }
 }
 
