@@ -6,11 +6,15 @@
 //    it assembles the scaled entries of A, then extend-adds the children's contribution
 //    blocks in child order (fixed order: bitwise reproducible), frees them, factorizes the
 //    front (front_ldlt_cpu; roots force every column) and stores L, D and the new
-//    contribution block (whose first rows are the columns delayed to the parent).
+//    contribution block (whose first rows are the columns delayed to the parent), copied
+//    out of the thread's reusable front.
 //  * big_*: the same for one large front split into tasks: begin assembles (keeping the
 //    children's blocks), each panel factorizes a window of nb columns and updates the
 //    rest of its column block, each update applies a window to a later column block,
-//    finish stores. A window that cannot take all its pivots (or delayed columns from
+//    finish stores in place: the front's buffer becomes the node's L and the parent reads
+//    the contribution block where it lies, then discards its pages (a fresh buffer faults
+//    page by page; copying L and the block out of it doubled that). A window that cannot
+//    take all its pivots (or delayed columns from
 //    the children) marks the front degraded: finish re-assembles it and runs
 //    front_ldlt_cpu as a whole — the outcome depends only on the values, never on timing.
 //  * solve_forward / solve_backward: the solve over a postorder range of supernodes
