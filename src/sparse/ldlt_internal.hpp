@@ -122,10 +122,12 @@ struct NodeFactor {
   std::vector<double> growth;    // unpivoted mode, mixed signs: sum_k L(t,k)^2 |d_k| per row t
 };
 
-// A contribution block: the lower triangle of an idx.size()^2 column-major block, either
-// copied into v (leading dimension idx.size()) or, for a front factorized in place (a
-// split front, whose buffer became its L), read where it is: view with leading dimension
-// ld inside owner, whose pages beyond its L (keep doubles) release_cb() discards.
+// A contribution block: the lower triangle of an idx.size()^2 block, either copied into v
+// packed by columns (column b holds rows b.. at offset b*mc - b(b-1)/2: the block is a
+// prefix of its buffer, which the parent may take over for its own block) or, for a front
+// factorized in place (a split front, whose buffer became its L), read where it is: view
+// (column-major, leading dimension ld) inside owner, whose pages beyond its L (keep
+// doubles) release_cb() discards.
 struct NodeCb {
   std::vector<int> idx;  // delayed columns first, then rows
   int ndelay = 0;
@@ -134,8 +136,6 @@ struct NodeCb {
   std::size_t ld = 0;
   DBuf* owner = nullptr;
   std::size_t keep = 0;
-  const double* data() const { return view ? view : v.data(); }
-  std::size_t lead() const { return view ? ld : idx.size(); }
 };
 inline void release_cb(NodeCb& cb) {
   if (cb.owner) cb.owner->discard_tail(cb.keep);

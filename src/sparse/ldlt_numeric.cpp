@@ -65,6 +65,11 @@ void DBuf::discard_tail(std::size_t keep) {
 
 namespace {
 thread_local std::vector<int> t_pos;
+// The largest packed contribution block a front has just assembled: its buffer (pages
+// already mapped) becomes the front's own block when large enough, instead of fresh
+// memory that the kernel must fault in and zero page by page.
+thread_local DBuf t_spare;
+constexpr std::size_t kSpareKeep = std::size_t(1) << 23;  // doubles kept between fronts (64 MB)
 thread_local DBuf t_front;  // reused frontal matrix storage
 
 // Front rows of s: own columns, children's delayed columns (child order), rows.
@@ -109,10 +114,10 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
       cpos[a] = pos[cb.idx[a]];
       if (cpos[a] < 0) throw Error("Ldlt::factorize: internal error: contribution row outside the parent front");
     }
-    const double* cbv = cb.data();
-    const std::size_t ld = cb.lead();
-    for (int b = 0; b < mc; ++b) {
-      const double* col = cbv + std::size_t(b) * ld;
+    std::size_t off = 0;  // packed: column b starts at b*mc - b(b-1)/2
+    for (int b = 0; b < mc; off += std::size_t(mc - b), ++b) {
+      // col[a], a >= b, is entry (a, b)
+      const double* col = cb.view ? cb.view + std::size_t(b) * cb.ld : cb.v.data() + (off - std::size_t(b));
       const int pb = cpos[b];
       for (int a = b; a < mc; ++a) {
         const int pa = cpos[a];
@@ -120,7 +125,10 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
         else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
       }
     }
-    if (free_cbs) release_cb(cb);
+    if (free_cbs) {
+      if (!cb.view && cb.v.capacity() > t_spare.capacity()) std::swap(t_spare, cb.v);
+      release_cb(cb);
+    }
   }
   for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
 }
@@ -235,9 +243,12 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
       cb.owner = &nf.L;
       cb.keep = mm * std::size_t(nelim);
     } else {
-      cb.v.resize(std::size_t(mc) * mc);
-      for (int b = 0; b < mc; ++b)
-        std::memcpy(cb.v.data() + std::size_t(b) * mc + b, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
+      const std::size_t packed = std::size_t(mc) * (std::size_t(mc) + 1) / 2;
+      if (t_spare.capacity() >= packed) cb.v = std::move(t_spare);  // a child's block: mapped pages
+      cb.v.resize(packed);
+      std::size_t off = 0;
+      for (int b = 0; b < mc; off += std::size_t(mc - b), ++b)
+        std::memcpy(cb.v.data() + off, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
                     sizeof(double) * std::size_t(mc - b));
     }
   }
@@ -262,6 +273,7 @@ void factor_node(const NumericCtx& ctx, int s) {
       cpu::front_ldlt_cpu(F, m, p, front_options(ctx, root), lperm.data(), nf.d.data(), nf.e.data(), nf.piv.data(), fc);
   store_front(ctx, s, F, p, idx, lperm, nelim, fc);
   if (mm * mm > (std::size_t(1) << 24)) t_front.release();  // keep at most 128 MB per thread
+  if (t_spare.capacity() > kSpareKeep) t_spare.release();
 }
 }  // namespace
 
