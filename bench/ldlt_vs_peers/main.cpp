@@ -18,7 +18,8 @@
 //    than --skip-slow seconds (default 30; 0 = never skip) is run once only (repeats=1
 //    in its line); stardiff always runs every repeat.
 //  * Threads: stardiff runs as StarPU tasks on the runtime's CPU workers (STARPU_NCPU) with
-//    single-threaded BLAS inside tasks; the peers run with --peer-threads OpenBLAS threads
+//    single-threaded BLAS inside tasks; one runtime serves the whole run and its workers
+//    are paused (blocked, not polling) while the peers run with --peer-threads OpenBLAS threads
 //    (default: the number of StarPU CPU workers, so both sides use the same cores); with
 //    a list (e.g. 1,2) each peer runs at each count as its own entry, so small matrices
 //    are not judged on a threaded BLAS's wake-up cost.
@@ -194,21 +195,30 @@ struct Solver {
 void set_blas_threads(int t) { openblas_set_num_threads(t); }
 
 // stardiff ------------------------------------------------------------------
-// StarPU's CPU workers poll while idle, which would starve the peers' BLAS threads: the
-// Runtime lives only while stardiff runs (its start-up is outside the timed phases).
-RunResult run_stardiff(const Problem& p, bool starpu, Ordering ordering, int analyze_samples) {
+// StarPU's CPU workers poll while idle, which would starve the peers' BLAS threads: one
+// Runtime serves the whole benchmark and is paused (workers blocked) except while
+// stardiff runs. (Starting a runtime per run also cost start-up time, and under dmda/dmdas
+// a second starpu_init in one process trips StarPU 1.3.10's "measured >= 0" assertion.)
+RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, int analyze_samples) {
   RunResult r;
   try {
-    std::optional<Runtime> rt;
-    if (starpu) rt.emplace();
+    struct Resumed {  // workers run only inside this scope
+      Runtime* rt;
+      explicit Resumed(Runtime* r) : rt(r) {
+        if (rt) rt->resume();
+      }
+      ~Resumed() {
+        if (rt) rt->pause();
+      }
+    } resumed(runtime);
     std::unique_ptr<Executor> ex;
-    if (starpu)
+    if (runtime)
       ex = std::make_unique<StarpuExecutor>();
     else
       ex = std::make_unique<SequentialExecutor>();
     Executor& exec = *ex;
     set_blas_threads(1);  // StarPU workers are the parallelism
-    run_on_worker(exec, "warm_up", [] {});  // the runtime's first task (start-up, untimed)
+    run_on_worker(exec, "warm_up", [] {});  // wakes the workers (untimed)
     LdltOptions o;
     o.ordering = ordering;
     Ldlt ldlt(o);
@@ -580,11 +590,14 @@ int run_bench(const Options& o) {
   const bool starpu = o.executor == "starpu";
   int workers = 1;
   std::string sched = "none";
-  if (starpu) {  // what the runtime will have; started again for each stardiff run
-    Runtime rt;
-    workers = std::max(1, rt.cpu_workers());
-    sched = rt.scheduler();
+  std::optional<Runtime> runtime;  // for stardiff; paused while the peers run
+  if (starpu) {
+    runtime.emplace();
+    workers = std::max(1, runtime->cpu_workers());
+    sched = runtime->scheduler();
+    runtime->pause();
   }
+  Runtime* rt = runtime ? &*runtime : nullptr;
   std::vector<int> threads = o.peer_threads.empty() ? std::vector<int>{workers} : o.peer_threads;
   std::string tl;
   for (int t : threads) tl += (tl.empty() ? "" : ",") + std::to_string(t);
@@ -602,7 +615,7 @@ int run_bench(const Options& o) {
 
   std::vector<Solver> solvers;
   if (o.solvers.count("stardiff"))
-    solvers.push_back({"stardiff", [starpu, &o](const Problem& p) { return run_stardiff(p, starpu, o.ordering, o.analyze_samples); }});
+    solvers.push_back({"stardiff", [rt, &o](const Problem& p) { return run_stardiff(p, rt, o.ordering, o.analyze_samples); }});
   for (int t : threads) {
     const std::string sfx = threads.size() > 1 ? "_" + std::to_string(t) + "t" : "";
     if (o.solvers.count("cholmod_llt"))
