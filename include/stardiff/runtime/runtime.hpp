@@ -4,6 +4,9 @@
 //  * At most one Runtime is alive per process; a second throws Error.
 //  * Construction calls starpu_init; every STARPU_* environment variable keeps its
 //    meaning (STARPU_SCHED, STARPU_NCPU, STARPU_NCUDA, STARPU_CALIBRATE, STARPU_LIMIT_*).
+//    A second (third, ...) runtime of a process with a model-based scheduler (dmda,
+//    dmdas, heft, ...) calibrates every job unless STARPU_CALIBRATE is set: StarPU 1.3.10
+//    otherwise can abort in _starpu_driver_update_job_feedback ("measured >= 0").
 //    RuntimeOptions fields left at their defaults defer to StarPU (env or its defaults).
 //  * STARPU_HOME defaults to $XDG_CACHE_HOME/stardiff (else $HOME/.cache/stardiff)
 //    unless the user set it: perf models are kept per project, not in $HOME/.starpu.

@@ -58,6 +58,16 @@ Runtime::Runtime(const RuntimeOptions& opts) {
   if (opts.ncpu >= 0) conf.ncpus = opts.ncpu;
   if (opts.ncuda >= 0) conf.ncuda = opts.ncuda;
   if (!opts.scheduler.empty()) conf.sched_policy_name = opts.scheduler.c_str();
+  // StarPU 1.3.10 decides per job whether to time it for its performance model, and a
+  // model-based scheduler (dmda, dmdas, heft, ...) can switch that decision while a job
+  // runs; in a second runtime of the same process the job then reads an end time never
+  // taken and aborts ("measured >= 0"). Calibrating every job keeps the decision fixed:
+  // for such a runtime, unless the user chose STARPU_CALIBRATE.
+  if (g_generation.load() > 0 && !std::getenv("STARPU_CALIBRATE")) {
+    const char* env = std::getenv("STARPU_SCHED");
+    const std::string sched = !opts.scheduler.empty() ? opts.scheduler : env ? env : "";
+    if (sched.rfind("dm", 0) == 0 || sched == "heft" || sched == "pheft") conf.calibrate = 1;
+  }
   int ret = starpu_init(&conf);
   if (ret != 0) {
     g_alive.store(false);
