@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stardiff/runtime/error.hpp"
+#include "sparse_wide.hpp"
 #include "stardiff/sparse/csc_matrix.hpp"
 
 using namespace stardiff;
@@ -117,17 +118,7 @@ TEST(SparseCscOps, FromTripletsRejectsBadInput) {
 }
 
 namespace {
-CscMatrix64 widen(const CscMatrix32& A) {
-  CscMatrix64 B;
-  B.n_rows = A.n_rows;
-  B.n_cols = A.n_cols;
-  B.col_ptr.assign(A.col_ptr.begin(), A.col_ptr.end());
-  B.row_idx.assign(A.row_idx.begin(), A.row_idx.end());
-  B.values = A.values;
-  B.symmetric_lower = A.symmetric_lower;
-  B.name = "wide";
-  return B;
-}
+using stardiff::testing::widen;
 
 std::string error_of(const CscMatrix64& A) {
   try {

@@ -17,6 +17,7 @@
 #include "stardiff/sparse/ldlt.hpp"
 #include "single_thread_blas.hpp"
 #include "sparse_residual.hpp"
+#include "sparse_wide.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
@@ -348,13 +349,7 @@ TEST(SparseLdltDense, Int64IndicesGiveTheSameFactorization) {
   // factorize is still rejected.
   std::mt19937 g(17);
   auto A = random_sparse(120, 0.05, 0.0, g);  // indefinite
-  CscMatrix64 W;
-  W.n_rows = A.n_rows;
-  W.n_cols = A.n_cols;
-  W.col_ptr.assign(A.col_ptr.begin(), A.col_ptr.end());
-  W.row_idx.assign(A.row_idx.begin(), A.row_idx.end());
-  W.values = A.values;
-  W.symmetric_lower = true;
+  const CscMatrix64 W = stardiff::testing::widen(A);
   Ldlt narrow, wide;
   EXPECT_EQ(narrow.analyze(A).nnz_l, wide.analyze(W).nnz_l);
   const auto fa = narrow.factorize(A);
