@@ -153,6 +153,14 @@ if(TARGET ldlt_vs_peers)
   set_tests_properties(ldlt_vs_peers_indefinite PROPERTIES LABELS "integration;data"
     ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
     PASS_REGULAR_EXPRESSION "solver=stardiff analyze_s=.*solver=cholmod_llt status=failed reason=\"not positive definite.*solver=mumps analyze_s=.*matrix=bfw398b n=398 factor_s=.*ratio=[0-9].* cholmod_analyze_s=[0-9.e-]+ analyze_ratio=[0-9].*inertia matrix=bfw398b stardiff_pos=0 stardiff_neg=398 stardiff_zero=0 mumps_neg=398 agree=yes")
+  # A singular matrix (stokes64: 2 pressure null modes): MUMPS with null-pivot detection at
+  # stardiff's threshold finds the same 2 null pivots and the same 4096 negative ones.
+  add_test(NAME ldlt_vs_peers_singular
+    COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/stokes64.mtx.gz --no-laplacian --repeats 1 --no-dgemm
+            --solvers stardiff,mumps --analyze-samples 1)
+  set_tests_properties(ldlt_vs_peers_singular PROPERTIES LABELS "integration;data"
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "inertia matrix=stokes64 stardiff_pos=8448 stardiff_neg=4096 stardiff_zero=2 mumps_neg=[0-9]+ agree=[a-z]+ mumps_nulldet_neg=4096 mumps_nulldet_zero=2 agree_nulldet=yes")
   add_test(NAME ldlt_vs_peers_bad_option
     COMMAND sh -c "'$<TARGET_FILE:ldlt_vs_peers>' --analyze-samples 0 --no-laplacian 2>&1; echo exit=$?")
   set_tests_properties(ldlt_vs_peers_bad_option PROPERTIES LABELS integration

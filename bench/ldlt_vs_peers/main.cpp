@@ -30,7 +30,10 @@
 //        (stardiff analyze / CHOLMOD's cholmod_analyze; each run of both times K analyses
 //        of fresh solvers, --analyze-samples, so these medians cover R x K samples: the
 //        analysis is cheap and its timings noisy);
-//      inertia lines: stardiff (pos, neg, zero) vs MUMPS's negative pivots INFOG(12);
+//      inertia lines: stardiff (pos, neg, zero) vs MUMPS's negative pivots INFOG(12), and
+//        vs MUMPS refactorized with null-pivot detection at stardiff's zero-pivot
+//        threshold (ICNTL(24) = 1, CNTL(3) = 1e-11; untimed, first run of a matrix):
+//        mumps_nulldet_neg, mumps_nulldet_zero (INFOG(28)), agree_nulldet;
 //      dgemm lines: cblas_dgemm rate (N x N, 1 and 2 threads, best of 3) and, for the
 //        Laplacian, stardiff's GFlop/s (predicted flops / median factor time) as a fraction
 //        of the best dgemm rate measured (at start and again right after the Laplacian);
@@ -184,6 +187,9 @@ struct RunResult {
   double flops = 0;                        // factorization flops where the solver reports them
   std::optional<Inertia> inertia;          // stardiff
   std::optional<std::int64_t> negative;    // negative pivots (stardiff, MUMPS INFOG(12))
+  // MUMPS refactorized with null-pivot detection (ICNTL(24) = 1, untimed): its negative
+  // pivots and null pivots (INFOG(28)), for singular matrices
+  std::optional<std::int64_t> negative_nulldet, null_pivots;
   std::string detail;                      // extra key=value pairs
 };
 
@@ -362,7 +368,7 @@ RunResult run_umfpack(const Problem& p, int threads) {
 }
 
 // MUMPS (sequential, SYM = 2: general symmetric) ---------------------------
-RunResult run_mumps(const Problem& p, int threads) {
+RunResult run_mumps(const Problem& p, int threads, bool null_detection) {
   RunResult r;
   set_blas_threads(threads);
   const std::int32_t n = p.A.n_cols;
@@ -431,6 +437,21 @@ RunResult run_mumps(const Problem& p, int threads) {
       r.relres = relres_of(p, rhs);
       r.ok = r.relres <= 1e-6;
       if (!r.ok) r.reason = "inaccurate";
+    }
+    // The inertia again with null-pivot detection (after the timed solve; untimed; once
+    // per matrix): by default MUMPS gives a singular matrix's null pivots a sign. A pivot
+    // is null below 1e-11 times the norm of MUMPS's preprocessed matrix: stardiff's
+    // zero_pivot rule.
+    if (null_detection) {
+      id.icntl[23] = 1;
+      id.cntl[2] = 1e-11;
+      double untimed = 0;
+      const std::string keep = r.reason;
+      if (step(2, untimed)) {
+        r.negative_nulldet = infog(12);
+        r.null_pivots = infog(28);
+      }
+      r.reason = keep;
     }
   }
   id.job = -2;
@@ -624,7 +645,10 @@ int run_bench(const Options& o) {
       solvers.push_back({"cholmod_ldlt" + sfx, [t](const Problem& p) { return run_cholmod(p, false, t); }});
     if (o.solvers.count("umfpack"))
       solvers.push_back({"umfpack" + sfx, [t](const Problem& p) { return run_umfpack(p, t); }});
-    if (o.solvers.count("mumps")) solvers.push_back({"mumps" + sfx, [t](const Problem& p) { return run_mumps(p, t); }});
+    if (o.solvers.count("mumps"))
+      solvers.push_back({"mumps" + sfx, [t, seen = std::set<std::string>()](const Problem& p) mutable {
+                           return run_mumps(p, t, seen.insert(p.name).second);  // first run of a matrix
+                         }});
   }
 
   std::vector<std::string> sources = o.matrices;
@@ -718,10 +742,15 @@ int run_bench(const Options& o) {
                     static_cast<long long>(a.inertia->pos), static_cast<long long>(a.inertia->neg),
                     static_cast<long long>(a.inertia->zero));
         if (m.negative)
-          std::printf(" mumps_neg=%lld agree=%s\n", static_cast<long long>(*m.negative),
+          std::printf(" mumps_neg=%lld agree=%s", static_cast<long long>(*m.negative),
                       *m.negative == a.inertia->neg ? "yes" : "no");
         else
-          std::printf(" mumps_neg=none agree=unknown\n");
+          std::printf(" mumps_neg=none agree=unknown");
+        if (m.negative_nulldet && m.null_pivots)  // MUMPS with null-pivot detection
+          std::printf(" mumps_nulldet_neg=%lld mumps_nulldet_zero=%lld agree_nulldet=%s",
+                      static_cast<long long>(*m.negative_nulldet), static_cast<long long>(*m.null_pivots),
+                      *m.negative_nulldet == a.inertia->neg && *m.null_pivots == a.inertia->zero ? "yes" : "no");
+        std::printf("\n");
       }
     }
     if (p.laplacian && sd >= 0 && !sums[sd].runs.empty() && dgemm2 > 0) {
