@@ -1,10 +1,12 @@
-// src/sparse/csc_matrix.cpp — CSC construction from triplets, y = A x, ||A||_inf.
+// src/sparse/csc_matrix.cpp — CSC narrowing and construction from triplets, y = A x,
+// ||A||_inf.
 //
-// Contract (see csc_matrix.hpp): to_csc32 narrows int64 indices with checks; from_triplets takes 0-based triplets, sums duplicates
-// and sorts rows within each column by a two-pass counting sort (O(nnz + n), stable, so
-// duplicates are summed in input order and the result is reproducible). With
-// symmetric_lower the matrix must be square and entries above the diagonal are mirrored
-// into the lower triangle. multiply/norm_inf expand a symmetric_lower matrix implicitly.
+// Contract (see csc_matrix.hpp): to_csc32 narrows int64 indices with checks. from_triplets
+// takes 0-based triplets, sums duplicates and sorts rows within each column by a two-pass
+// counting sort (O(nnz + n), stable, so duplicates are summed in input order and the
+// result is reproducible). With symmetric_lower the matrix must be square and entries
+// above the diagonal are mirrored into the lower triangle. multiply/norm_inf expand a
+// symmetric_lower matrix implicitly.
 #include "stardiff/sparse/csc_matrix.hpp"
 
 #include <algorithm>

@@ -139,7 +139,31 @@ void postordered_transpose(int n, const Pattern& in, const int* post, const int*
   }
 }
 
-std::vector<int> postorder(int n, const std::vector<int>& parent);
+std::vector<int> postorder(int n, const std::vector<int>& parent) {
+  std::vector<int> head(n, -1), next(n, -1), stack, post;
+  post.reserve(n);
+  for (int j = n - 1; j >= 0; --j)
+    if (parent[j] != -1) {
+      next[j] = head[parent[j]];
+      head[parent[j]] = j;
+    }
+  for (int root = 0; root < n; ++root) {
+    if (parent[root] != -1) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      int p = stack.back();
+      int c = head[p];
+      if (c == -1) {
+        stack.pop_back();
+        post.push_back(p);
+      } else {
+        head[p] = next[c];
+        stack.push_back(c);
+      }
+    }
+  }
+  return post;
+}
 
 // The final numbering for a fill-reducing order (new -> old): that order composed with a
 // postorder of the elimination tree of P A P^T.
@@ -211,38 +235,6 @@ std::vector<std::int64_t> col_counts(int n, const Pattern& L, const std::vector<
   return delta;
 }
 
-std::vector<int> postorder(int n, const std::vector<int>& parent) {
-  std::vector<int> head(n, -1), next(n, -1), stack, post;
-  post.reserve(n);
-  for (int j = n - 1; j >= 0; --j)
-    if (parent[j] != -1) {
-      next[j] = head[parent[j]];
-      head[parent[j]] = j;
-    }
-  for (int root = 0; root < n; ++root) {
-    if (parent[root] != -1) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      int p = stack.back();
-      int c = head[p];
-      if (c == -1) {
-        stack.pop_back();
-        post.push_back(p);
-      } else {
-        head[p] = next[c];
-        stack.push_back(c);
-      }
-    }
-  }
-  return post;
-}
-
-std::int64_t nnz_for(const CscMatrix32& A, const std::vector<int>& perm) {
-  Ordered o;
-  postordered(A, perm, o);
-  auto cnt = col_counts(A.n_cols, o.L, o.parent);
-  return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
-}
 
 std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr,
                           double* flops = nullptr) {
@@ -350,7 +342,12 @@ void complete_row_structures(Symbolic& S) {
   });
 }
 
-std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) { return nnz_for(A, perm); }
+std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
+  Ordered o;
+  postordered(A, perm, o);
+  const auto cnt = col_counts(A.n_cols, o.L, o.parent);
+  return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
+}
 
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
   check_matrix(A);
@@ -404,7 +401,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
           auto pm = metis_perm(n, p, idx);
-          if (nnz_for(A, pm) < lnz_amd) {
+          if (predicted_nnz_l(A, pm) < lnz_amd) {
             perm = std::move(pm);
             S.ordering = Ordering::Metis;
           }
