@@ -264,15 +264,20 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
 }
 
 // CHOLMOD -------------------------------------------------------------------
-RunResult run_cholmod(const Problem& p, bool supernodal, int threads, int analyze_samples = 1) {
-  RunResult r;
-  set_blas_threads(threads);
-  cholmod_common c;
+// A started Common, silent, for supernodal LL^T or simplicial LDL^T.
+void start_cholmod(cholmod_common& c, bool supernodal) {
   cholmod_start(&c);
   c.print = 0;
   c.error_handler = nullptr;
   c.supernodal = supernodal ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
   c.final_ll = supernodal ? 1 : 0;  // simplicial: keep LDL^T
+}
+
+RunResult run_cholmod(const Problem& p, bool supernodal, int threads, int analyze_samples = 1) {
+  RunResult r;
+  set_blas_threads(threads);
+  cholmod_common c;
+  start_cholmod(c, supernodal);
   const std::int32_t n = p.A.n_cols;
   cholmod_sparse* A = cholmod_allocate_sparse(n, n, std::size_t(p.A.nnz()), 1, 1, -1, CHOLMOD_REAL, &c);
   std::memcpy(A->p, p.A.col_ptr.data(), sizeof(std::int32_t) * (std::size_t(n) + 1));
@@ -312,11 +317,7 @@ RunResult run_cholmod(const Problem& p, bool supernodal, int threads, int analyz
   }
   for (int k = 1; k < analyze_samples; ++k) {  // the analysis alone, each with a fresh Common
     cholmod_common c2;
-    cholmod_start(&c2);
-    c2.print = 0;
-    c2.error_handler = nullptr;
-    c2.supernodal = c.supernodal;
-    c2.final_ll = c.final_ll;
+    start_cholmod(c2, supernodal);
     t0 = Clock::now();
     cholmod_factor* L2 = cholmod_analyze(A, &c2);
     r.analyze_extra.push_back(since(t0));
