@@ -12,16 +12,21 @@
 // solve() runs the triangular solves as tasks (one forward and one backward task per
 // plan entry; simplicial: one task, on the caller when tiny), then refines (x += A^-1 r) while
 // the backward error falls by at least half, then FGMRES preconditioned by the
-// factorization if the backward error is still above 10 eps. Both run OpenBLAS
-// single-threaded for their duration (tasks are the parallelism).
+// factorization if the backward error is still above 10 eps. rcond() drives LAPACK's
+// dlacn2 (Hager-Higham) with unrefined solves. All run OpenBLAS single-threaded for
+// their duration (tasks are the parallelism).
 #include "stardiff/sparse/ldlt.hpp"
 
 #include <cblas.h>
+#include <lapacke.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <numeric>
 
 extern "C" {
@@ -87,6 +92,7 @@ struct Ldlt::State {
   bool tiny = false;  // fewer than kInlineNnz stored entries: see kInlineNnz
   CscMatrix32 a;  // values of the factorized matrix (for refinement)
   double anorm = 0;
+  double rcond = -1;  // Ldlt::rcond()'s estimate for the current factorization (-1: none yet)
   std::vector<double> scale;  // per original index
   std::vector<detail::NodeFactor> nodes;
   std::vector<detail::NodeCb> cbs;
@@ -347,6 +353,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
           "Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
   require(A.values.size() == S.a_rowidx.size(), "Ldlt::factorize: values has the wrong size");
   st.factored = false;
+  st.rcond = -1;
   SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
@@ -689,6 +696,58 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
   }
   st.sinfo.backward_error = be;
   return x;
+}
+
+double Ldlt::rcond(Executor* exec) {
+  State& st = *s_;
+  require(st.factored, "Ldlt::rcond called before a successful factorize");
+  if (st.rcond >= 0) return st.rcond;
+  const int n = st.sym.n;
+  if (n == 0) return st.rcond = 1.0;  // LAPACK's convention for an empty matrix
+  if (st.finfo.static_pivots > 0) return st.rcond = 0.0;
+  // M = S A S, the matrix that was factorized: ||M||_1 = ||M||_inf (symmetric, lower CSC).
+  const CscMatrix32& A = st.a;
+  const std::vector<double>& s = st.scale;
+  std::vector<double> rowsum(n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (std::int32_t q = A.col_ptr[j]; q < A.col_ptr[j + 1]; ++q) {
+      const int i = A.row_idx[q];
+      const double m = std::fabs(s[i] * A.values[q] * s[j]);
+      rowsum[i] += m;
+      if (i != j) rowsum[j] += m;
+    }
+  const double mnorm = *std::max_element(rowsum.begin(), rowsum.end());
+  if (!(mnorm > 0)) return st.rcond = 0.0;
+  SingleThreadedBlas blas1;
+  SequentialExecutor seq;
+  Executor& ex = exec ? *exec : seq;
+  Refiner R{st, ex, n};
+  // Reverse communication: dlacn2 asks for M^-1 x or M^-T x; M is symmetric, so both are
+  // M^-1 x = S^-1 A^-1 S^-1 x, one solve with the factors (unrefined: an estimate needs
+  // no more).
+  // v and x 64-byte aligned: OpenBLAS's dasum inside dlacn2 rounds differently at other
+  // alignments, and the estimate must not depend on where the heap put them.
+  const std::size_t stride = (std::size_t(n) + 7) / 8 * 8;
+  std::unique_ptr<double, decltype(&std::free)> vx(
+      static_cast<double*>(std::aligned_alloc(64, 2 * stride * sizeof(double))), &std::free);
+  if (!vx) throw std::bad_alloc();
+  double* v = vx.get();
+  double* x = vx.get() + stride;
+  std::vector<double> y(n);
+  std::vector<lapack_int> isgn(n);
+  lapack_int kase = 0, isave[3] = {0, 0, 0};
+  double est = 0;
+  for (int calls = 0; calls < 20; ++calls) {  // dlacn2 stops after at most 5 iterations
+    LAPACKE_dlacn2_work(n, v, x, isgn.data(), &est, &kase, isave);
+    if (kase == 0) break;
+    for (int i = 0; i < n; ++i) x[i] /= s[i];
+    R.apply(x, y.data(), 1);
+    for (int i = 0; i < n; ++i) x[i] = y[i] / s[i];
+  }
+  // A non-finite or overflowing estimate of ||M^-1||_1: singular to working precision.
+  const double r = std::isfinite(est) && est > 0 ? 1.0 / (mnorm * est) : 0.0;
+  st.rcond = std::isfinite(r) ? r : 0.0;
+  return st.rcond;
 }
 
 }  // namespace stardiff::sparse

@@ -8,12 +8,14 @@
 // orderings (AMD, METIS) give the same inertia; refactorizing with the same values
 // reproduces the factor bitwise; where the unpivoted factorization was kept, threshold
 // pivoting alone gives the same inertia. bloweybq (PSD, singular to working precision) may be
-// reported with 0 or 1 zero eigenvalue, never a negative one.
+// reported with 0 or 1 zero eigenvalue, never a negative one, and always with rcond() < eps;
+// the matrices known nonsingular have rcond() > 1e-11.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 
 #include "stardiff/sparse/csc_matrix.hpp"
@@ -87,8 +89,10 @@ TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {
         EXPECT_LE(fi.growth, LdltOptions{}.growth_limit);
       }
       auto it = kKnown.find(name);
+      if (fi.singular) EXPECT_EQ(l.rcond(), 0.0);
       if (it != kKnown.end()) {
         EXPECT_FALSE(fi.singular);
+        EXPECT_GT(l.rcond(), 1e-11) << to_string(ord);  // nonsingular (SOURCES.md): well above eps
         EXPECT_EQ(fi.inertia.pos, it->second.pos) << to_string(ord);
         EXPECT_EQ(fi.inertia.neg, it->second.neg) << to_string(ord);
         EXPECT_EQ(fi.inertia.zero, it->second.zero) << to_string(ord);
@@ -98,6 +102,8 @@ TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {
         // shows up as a zero pivot depends on the ordering; no negative eigenvalue may.
         EXPECT_EQ(fi.inertia.neg, 0);
         EXPECT_LE(fi.inertia.zero, 1);
+        // and, whatever the pivots showed, the condition estimate says singular
+        EXPECT_LT(l.rcond(), std::numeric_limits<double>::epsilon()) << to_string(ord);
         continue;
       }
       if (ord == Ordering::Amd) {

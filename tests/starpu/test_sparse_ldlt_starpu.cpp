@@ -1,7 +1,7 @@
 // tests/starpu/test_sparse_ldlt_starpu.cpp — the LDL^T factorization as StarPU tasks equals
-// the sequential executor's bitwise (factor hash, pivot statistics, solutions) on an SPD
-// 3-D Laplacian, an indefinite KKT system with delayed pivots, and a singular Laplacian;
-// the task graph is the analysed plan. Runs under eager, lws and dmda (ctest).
+// the sequential executor's bitwise (factor hash, pivot statistics, solutions, condition
+// estimate) on an SPD 3-D Laplacian, an indefinite KKT system with delayed pivots, and a
+// singular Laplacian; the task graph is the analysed plan. Runs under eager, lws and dmda (ctest).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,6 +62,7 @@ struct Result {
   std::uint64_t hash;
   std::vector<double> x, x1;
   SolveInfo si;
+  double rcond;
 };
 
 Result run(const CscMatrix32& A, Executor& ex) {
@@ -78,6 +79,7 @@ Result run(const CscMatrix32& A, Executor& ex) {
   r.x = l.solve(b, 2, &ex);
   r.si = l.solve_info();
   r.x1 = l.solve(std::vector<double>(b.begin(), b.begin() + A.n_cols), 1, &ex);  // the level-2 path
+  r.rcond = l.rcond(&ex);  // its solves as tasks too
   return r;
 }
 
@@ -101,6 +103,9 @@ void expect_same(const Result& a, const Result& b) {
   if (!a.fi.singular)
     for (std::size_t i = 0; i < a.x1.size(); ++i) EXPECT_NEAR(a.x1[i], a.x[i], 1e-10 * (1 + std::fabs(a.x[i])));
   EXPECT_EQ(a.si.refine_iters, b.si.refine_iters);
+  EXPECT_EQ(a.rcond, b.rcond);
+  if (a.fi.singular) EXPECT_EQ(a.rcond, 0.0);
+  else EXPECT_GT(a.rcond, 1e-8);
 }
 }  // namespace
 
