@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "cpu/forward/bratu_pattern.hpp"
 #include "forward/gpu_selftest.hpp"
@@ -16,10 +15,8 @@ TEST(ForwardCuda, BratuJacobianMatchesAnalytic) {
   const test_problems::BratuResidual res{70, 45, 2.0, 1.5};
   const auto p = test_problems::bratu_pattern(res.nx, res.ny);
   const auto c = color_columns(p);
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(-0.5, 1.5);
-  std::vector<double> x(p.n_cols), vals, f;
-  for (auto& v : x) v = u(rng);
+  const std::vector<double> x = test_problems::bratu_state(p.n_cols, 11);
+  std::vector<double> vals, f;
   std::string err;
   const int rc = detail::bratu_jacobian_gpu(res, p, c, x, vals, f, &err);
   if (rc == 1 || rc == 2) GTEST_SKIP() << err;

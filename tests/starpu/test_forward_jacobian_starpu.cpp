@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "cpu/forward/bratu_pattern.hpp"
 #include "stardiff/stardiff.hpp"
@@ -19,16 +18,9 @@ using namespace stardiff::forward;
 using test_problems::BratuResidual;
 using test_problems::bratu_jacobian;
 using test_problems::bratu_pattern;
+using test_problems::bratu_state;
 
 namespace {
-std::vector<double> state(std::int32_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-0.5, 1.5);
-  std::vector<double> x(n);
-  for (auto& v : x) v = u(rng);
-  return x;
-}
-
 template <int W>
 void compare(std::int32_t nx, std::int32_t ny, std::int32_t blocks, JacobianMode mode = JacobianMode::Colored) {
   const BratuResidual res{nx, ny, 3.0, 2.0};
@@ -40,7 +32,7 @@ void compare(std::int32_t nx, std::int32_t ny, std::int32_t blocks, JacobianMode
   SequentialExecutor seq;
   StarpuExecutor par;
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    const auto x = state(p.n_cols, seed);
+    const auto x = bratu_state(p.n_cols, seed);
     std::vector<double> v1(p.nnz()), v2(p.nnz(), -1), f1(p.n_rows), f2(p.n_rows), r1(p.n_rows), r2(p.n_rows);
     seq_jac.jacobian(seq, x, v1, f1);
     par_jac.jacobian(par, x, v2, f2);
@@ -88,7 +80,7 @@ TEST(ForwardJacobianStarpu, TaskCountsAndFailures) {
   ASSERT_EQ(jac.num_blocks(), 5u);
   StarpuExecutor par;
   RecordingExecutor rec(&par);
-  const auto x = state(p.n_cols, 4);
+  const auto x = bratu_state(p.n_cols, 4);
   std::vector<double> v(p.nnz());
   jac.jacobian(rec, x, v);
   auto counts = rec.counts();

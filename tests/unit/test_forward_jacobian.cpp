@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "cpu/forward/bratu_pattern.hpp"
 #include "stardiff/forward.hpp"
@@ -19,16 +18,9 @@ using namespace stardiff::forward;
 using test_problems::BratuResidual;
 using test_problems::bratu_jacobian;
 using test_problems::bratu_pattern;
+using test_problems::bratu_state;
 
 namespace {
-
-std::vector<double> state(std::int32_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-0.5, 1.5);
-  std::vector<double> x(n);
-  for (auto& v : x) v = u(rng);
-  return x;
-}
 
 double max_rel_err(const std::vector<double>& a, const std::vector<double>& b) {
   double err = 0, scale = 0;
@@ -58,7 +50,7 @@ void check_width(std::int32_t blocks, JacobianMode mode = JacobianMode::Colored)
   }
   EXPECT_GE(jac.num_colors(), 5);
   for (unsigned seed : {1u, 2u}) {  // a second x reuses the worker scratch
-    const auto x = state(p.n_cols, seed);
+    const auto x = bratu_state(p.n_cols, seed);
     std::vector<double> vals(p.nnz(), -1.0), f(p.n_rows), f2(p.n_rows);
     jac.jacobian(x, vals, f);
     const auto ref = bratu_jacobian(res, p, x.data());
@@ -116,7 +108,7 @@ TEST(ForwardJacobian, CompressedMatchesDecompress) {
   const BratuResidual res{9, 8, 1.0, 0.5};
   const auto p = bratu_pattern(res.nx, res.ny);
   SparseJacobian<BratuResidual, 4> jac(p, res);
-  const auto x = state(p.n_cols, 3);
+  const auto x = bratu_state(p.n_cols, 3);
   SequentialExecutor seq;
   std::vector<double> B(std::size_t(p.n_rows) * jac.num_colors());
   jac.compressed(seq, x, B);
@@ -145,7 +137,7 @@ TEST(ForwardJacobian, ChunksSkipStructurallyZeroRows) {
   SparseJacobian<Arrow, 8> local(p, Arrow{}, {.mode = JacobianMode::RowLocal});
   EXPECT_EQ(local.num_chunks(), 5);               // row 0 needs 5 passes
   EXPECT_EQ(local.plan().evaluated_rows, 5 + 39);
-  const auto x = state(40, 9);
+  const auto x = bratu_state(40, 9);
   std::vector<double> vals(p.nnz()), vals2(p.nnz());
   jac.jacobian(x, vals);
   local.jacobian(x, vals2);

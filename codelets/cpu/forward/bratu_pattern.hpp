@@ -1,13 +1,23 @@
-// codelets/cpu/forward/bratu_pattern.hpp — pattern and analytic Jacobian of BratuResidual
-// (host only; see bratu_residual.hpp).
+// codelets/cpu/forward/bratu_pattern.hpp — pattern and analytic Jacobian of BratuResidual,
+// and a reproducible random state to evaluate them at (host only; see bratu_residual.hpp).
 #pragma once
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "cpu/forward/bratu_residual.hpp"
 #include "stardiff/forward/coloring.hpp"
 
 namespace stardiff::forward::test_problems {
+
+// x in [-0.5, 1.5)^n from std::mt19937(seed): the same values on every platform.
+inline std::vector<double> bratu_state(std::int32_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-0.5, 1.5);
+  std::vector<double> x(n);
+  for (auto& v : x) v = u(rng);
+  return x;
+}
 
 inline SparsityPattern bratu_pattern(std::int32_t nx, std::int32_t ny) {
   SparsityPattern p;
