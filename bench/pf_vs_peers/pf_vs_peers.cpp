@@ -113,13 +113,7 @@ int main(int argc, char** argv) {
     }
     Case c;
     const double parse_s = time_once([&] { c = read_matpower(path); });
-    const Network net = make_network(c);
-    const GenState g = initial_gen_state(c, net);
-    const auto types = bus_types(c, net, file_bus_types(c, net), g);
-    const PfIndex ix = make_index(types);
-    const auto sbus = make_sbus(c, net, g);
-    const auto V0 = start_voltage(c, net, types, g, false);
-    const JacobianPattern pat = make_jacobian_pattern(net, ix);
+    const auto& [net, g, types, ix, sbus, V0, pat] = make_jacobian_problem(c);
     JacobianColoring col;
     const double color_s = time_once([&] { col = color_jacobian(pat, ix, forward::ColorOrder::Best); });
     const auto natural = color_jacobian(pat, ix, forward::ColorOrder::Natural);

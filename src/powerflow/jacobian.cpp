@@ -1,4 +1,5 @@
-// src/powerflow/jacobian.cpp — Jacobian pattern, colouring maps, sequential evaluations.
+// src/powerflow/jacobian.cpp — Jacobian problem set-up, pattern, colouring maps, sequential
+// evaluations.
 #include "stardiff/powerflow/jacobian.hpp"
 
 #include <algorithm>
@@ -27,6 +28,18 @@ void row_columns(const Network& net, const PfIndex& ix, int i, bool with_vm, F&&
 }
 
 }  // namespace
+
+JacobianProblem make_jacobian_problem(const Case& c, bool flat_start) {
+  JacobianProblem p;
+  p.net = make_network(c);
+  p.gen = initial_gen_state(c, p.net);
+  p.types = bus_types(c, p.net, file_bus_types(c, p.net), p.gen);
+  p.ix = make_index(p.types);
+  p.sbus = make_sbus(c, p.net, p.gen);
+  p.v0 = start_voltage(c, p.net, p.types, p.gen, flat_start);
+  p.pattern = make_jacobian_pattern(p.net, p.ix);
+  return p;
+}
 
 JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix) {
   JacobianPattern p;

@@ -102,13 +102,7 @@ TEST(PowerflowCases, JacobiansMatchReferenceMatrices) {
   if (dir.empty()) GTEST_SKIP() << "no ../shared/data/matpower";
   for (const char* name : {"case9", "case14", "case118", "case1354pegase"}) {
     const Case& c = load(dir, name);
-    const Network net = make_network(c);
-    const GenState g = initial_gen_state(c, net);
-    const auto types = bus_types(c, net, file_bus_types(c, net), g);
-    const PfIndex ix = make_index(types);
-    const auto sbus = make_sbus(c, net, g);
-    const auto V0 = start_voltage(c, net, types, g, false);
-    const JacobianPattern pat = make_jacobian_pattern(net, ix);
+    const auto& [net, g, types, ix, sbus, V0, pat] = make_jacobian_problem(c);
     const JacobianColoring col = color_jacobian(pat, ix, forward::ColorOrder::Best);
     // the solution voltages from solutions/<case>.pf.csv
     const auto sol = pftest::read_solution(dir + "/solutions/" + name + ".pf.csv");
@@ -166,12 +160,7 @@ TEST(PowerflowCases, ColoringOnRealPatterns) {
   if (dir.empty()) GTEST_SKIP() << "no ../shared/data/matpower";
   for (const auto& ci : kCases) {
     const Case& c = load(dir, ci.name);
-    const Network net = make_network(c);
-    const GenState g = initial_gen_state(c, net);
-    const auto types = bus_types(c, net, file_bus_types(c, net), g);
-    const PfIndex ix = make_index(types);
-    const auto sbus = make_sbus(c, net, g);
-    const JacobianPattern pat = make_jacobian_pattern(net, ix);
+    const auto& [net, g, types, ix, sbus, V0, pat] = make_jacobian_problem(c);
     EXPECT_EQ(pat.n, ci.jac_n) << ci.name;
     EXPECT_EQ(pat.nnz(), ci.jac_nnz) << ci.name;
     EXPECT_EQ(pat.max_row_nnz(), ci.max_row) << ci.name;
@@ -199,7 +188,6 @@ TEST(PowerflowCases, ColoringOnRealPatterns) {
       if (o == forward::ColorOrder::Natural) EXPECT_EQ(bus.color, gen.color) << ci.name;
     }
     // AD = analytic on every case at the start point
-    const auto V0 = start_voltage(c, net, types, g, false);
     std::vector<double> ad, an;
     ad_jacobian(net, ix, pat, best, sbus, V0, ad);
     analytic_jacobian(net, ix, pat, sbus, V0, an);

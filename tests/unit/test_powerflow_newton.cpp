@@ -1,8 +1,8 @@
-// tests/unit/test_powerflow_newton.cpp — Ybus/Sbus against hand formulas, the Newton
-// Jacobian (AD = analytic to 1e-12, = finite differences to 1e-6, = the generic
-// forward::SparseJacobian over the templated residual), multi-pass AD chunks, and Newton
-// outcomes on the built-in pf6 case: convergence, Q limits, flat start, max_iter, divergence,
-// singular Jacobian (returned, never thrown).
+// tests/unit/test_powerflow_newton.cpp — Ybus/Sbus against hand formulas, the Jacobian set-up
+// (make_jacobian_problem), the Newton Jacobian (AD = analytic to 1e-12, = finite differences
+// to 1e-6, = the generic forward::SparseJacobian over the templated residual), multi-pass
+// AD chunks, and Newton outcomes on the built-in pf6 case: convergence, Q limits, flat
+// start, max_iter, divergence, singular Jacobian (returned, never thrown).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -72,26 +72,6 @@ Case synthetic_case(int n, unsigned seed) {
   return c;
 }
 
-struct PfSetup {
-  Network net;
-  GenState g;
-  std::vector<int> types;
-  PfIndex ix;
-  std::vector<cplx> sbus, V0;
-  JacobianPattern pat;
-};
-PfSetup setup(const Case& c) {
-  PfSetup s;
-  s.net = make_network(c);
-  s.g = initial_gen_state(c, s.net);
-  s.types = bus_types(c, s.net, file_bus_types(c, s.net), s.g);
-  s.ix = make_index(s.types);
-  s.sbus = make_sbus(c, s.net, s.g);
-  s.V0 = start_voltage(c, s.net, s.types, s.g, false);
-  s.pat = make_jacobian_pattern(s.net, s.ix);
-  return s;
-}
-
 }  // namespace
 
 TEST(PowerflowNetwork, YbusMatchesHandFormulas) {
@@ -148,28 +128,50 @@ TEST(PowerflowNetwork, SbusAndBusTypes) {
   EXPECT_EQ(types, (std::vector<int>{PQ, PQ, PQ, PQ, PQ, REF}));
 }
 
+// make_jacobian_problem: the same pieces as built one by one above, with a flat start.
+TEST(PowerflowNetwork, JacobianProblemSetsUpTheStartingPoint) {
+  const Case c = read_matpower(pftest::pf6_path());
+  const JacobianProblem jp = make_jacobian_problem(c, /*flat_start=*/true);
+  EXPECT_EQ(jp.types, (std::vector<int>{REF, PV, PQ, PQ, PQ, PV}));
+  EXPECT_EQ(jp.sbus, make_sbus(c, jp.net, initial_gen_state(c, jp.net)));
+  EXPECT_EQ(jp.ix.size(), 2 + 2 * 3);  // 2 PV buses, 3 PQ buses
+  EXPECT_EQ(jp.pattern.n, jp.ix.size());
+  const double va_ref = c.buses[c.ref].va * M_PI / 180.0;
+  for (int i = 0; i < jp.net.n; ++i) {
+    EXPECT_NEAR(std::arg(jp.v0[i]), va_ref, 1e-15);
+    if (jp.types[i] == PQ) EXPECT_DOUBLE_EQ(std::abs(jp.v0[i]), 1.0);
+  }
+  Case c2 = c;  // otherwise the case's own voltages (PQ bus 35 at index 2)
+  c2.buses[2].vm = 0.97;
+  c2.buses[2].va = -3.0;
+  const JacobianProblem own = make_jacobian_problem(c2);
+  EXPECT_NEAR(std::abs(own.v0[2]), 0.97, 1e-15);
+  EXPECT_NEAR(std::arg(own.v0[2]), -3.0 * M_PI / 180.0, 1e-15);
+  EXPECT_DOUBLE_EQ(std::abs(make_jacobian_problem(c2, true).v0[2]), 1.0);
+}
+
 TEST(PowerflowJacobian, AdEqualsAnalyticAndFiniteDifferences) {
   for (const Case& c : {read_matpower(pftest::pf6_path()), synthetic_case(60, 1), synthetic_case(301, 7)}) {
-    PfSetup s = setup(c);
+    JacobianProblem s = make_jacobian_problem(c);
     // at V0 and at a perturbed V (every entry generic)
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-0.05, 0.05);
-    std::vector<cplx> V1 = s.V0;
+    std::vector<cplx> V1 = s.v0;
     for (auto& v : V1) v *= std::polar(1.0 + u(rng), u(rng));
-    for (const auto* V : {&s.V0, &V1}) {
+    for (const auto* V : {&s.v0, &V1}) {
       for (auto order : {forward::ColorOrder::Natural, forward::ColorOrder::LargestFirst,
                          forward::ColorOrder::SmallestLast, forward::ColorOrder::Best}) {
-        const JacobianColoring col = color_jacobian(s.pat, s.ix, order);
-        ASSERT_TRUE(forward::is_valid_coloring(s.pat.csc(), col.coloring));
-        EXPECT_GE(col.coloring.num_colors, s.pat.max_row_nnz());
-        EXPECT_EQ(col.coloring.lower_bound, s.pat.max_row_nnz());
+        const JacobianColoring col = color_jacobian(s.pattern, s.ix, order);
+        ASSERT_TRUE(forward::is_valid_coloring(s.pattern.csc(), col.coloring));
+        EXPECT_GE(col.coloring.num_colors, s.pattern.max_row_nnz());
+        EXPECT_EQ(col.coloring.lower_bound, s.pattern.max_row_nnz());
         std::vector<double> ad, an, fd;
-        ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, ad);
-        analytic_jacobian(s.net, s.ix, s.pat, s.sbus, *V, an);
+        ad_jacobian(s.net, s.ix, s.pattern, col, s.sbus, *V, ad);
+        analytic_jacobian(s.net, s.ix, s.pattern, s.sbus, *V, an);
         EXPECT_LE(rel_diff(ad, an), 1e-12) << c.name;
-        ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, ad, /*dense=*/true);
+        ad_jacobian(s.net, s.ix, s.pattern, col, s.sbus, *V, ad, /*dense=*/true);
         EXPECT_LE(rel_diff(ad, an), 1e-12) << c.name;
-        fd_jacobian(s.net, s.ix, s.pat, col, s.sbus, *V, 1e-6, fd);
+        fd_jacobian(s.net, s.ix, s.pattern, col, s.sbus, *V, 1e-6, fd);
         EXPECT_LE(rel_diff(fd, an), 1e-6) << c.name;
       }
     }
@@ -179,40 +181,40 @@ TEST(PowerflowJacobian, AdEqualsAnalyticAndFiniteDifferences) {
 TEST(PowerflowJacobian, MultiPassChunks) {
   // One colour per column (valid, > 128 colours) forces several Dual<128> passes.
   const Case c = synthetic_case(150, 11);
-  PfSetup s = setup(c);
-  JacobianColoring col = color_jacobian(s.pat, s.ix, forward::ColorOrder::Best);
-  col.coloring.num_colors = s.pat.n;
-  for (int k = 0; k < s.pat.n; ++k) col.coloring.color[k] = k;
+  JacobianProblem s = make_jacobian_problem(c);
+  JacobianColoring col = color_jacobian(s.pattern, s.ix, forward::ColorOrder::Best);
+  col.coloring.num_colors = s.pattern.n;
+  for (int k = 0; k < s.pattern.n; ++k) col.coloring.color[k] = k;
   for (int i = 0; i < s.ix.n; ++i) {
     col.bus_color_va[i] = s.ix.va_var[i];
     col.bus_color_vm[i] = s.ix.vm_var[i];
   }
-  for (int k = 0; k < s.pat.nnz(); ++k) col.entry_color[k] = s.pat.col_idx[k];
-  ASSERT_GT(s.pat.n, 256);
+  for (int k = 0; k < s.pattern.nnz(); ++k) col.entry_color[k] = s.pattern.col_idx[k];
+  ASSERT_GT(s.pattern.n, 256);
   std::vector<double> ad, an;
-  ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, s.V0, ad);
-  analytic_jacobian(s.net, s.ix, s.pat, s.sbus, s.V0, an);
+  ad_jacobian(s.net, s.ix, s.pattern, col, s.sbus, s.v0, ad);
+  analytic_jacobian(s.net, s.ix, s.pattern, s.sbus, s.v0, an);
   EXPECT_LE(rel_diff(ad, an), 1e-12);
-  ad_jacobian(s.net, s.ix, s.pat, col, s.sbus, s.V0, ad, /*dense=*/true);
+  ad_jacobian(s.net, s.ix, s.pattern, col, s.sbus, s.v0, ad, /*dense=*/true);
   EXPECT_LE(rel_diff(ad, an), 1e-12);
 }
 
 TEST(PowerflowJacobian, GenericSparseJacobianOfTemplatedResidual) {
   for (const Case& c : {read_matpower(pftest::pf6_path()), synthetic_case(120, 5)}) {
-    PfSetup s = setup(c);
+    JacobianProblem s = make_jacobian_problem(c);
     std::vector<double> va0, vm0;
-    const PfResidual res = make_residual(s.net, s.ix, s.sbus, s.V0, va0, vm0);
-    const std::vector<double> x = state_from_voltage(s.ix, s.V0);
+    const PfResidual res = make_residual(s.net, s.ix, s.sbus, s.v0, va0, vm0);
+    const std::vector<double> x = state_from_voltage(s.ix, s.v0);
     // residual on double = the mismatch kernel
     std::vector<double> f(s.ix.size()), F;
     res(forward::RowRange{0, s.ix.size()}, x.data(), f.data());
-    mismatch(s.net, s.ix, s.sbus, s.V0, F);
+    mismatch(s.net, s.ix, s.sbus, s.v0, F);
     for (int r = 0; r < s.ix.size(); ++r) EXPECT_NEAR(f[r], F[r], 1e-12) << r;
-    forward::SparseJacobian<PfResidual> sj(s.pat.csc(), res);
-    std::vector<double> csc(s.pat.nnz()), an;
+    forward::SparseJacobian<PfResidual> sj(s.pattern.csc(), res);
+    std::vector<double> csc(s.pattern.nnz()), an;
     sj.jacobian(x, csc);
-    analytic_jacobian(s.net, s.ix, s.pat, s.sbus, s.V0, an);
-    const auto map = s.pat.csr_to_csc();
+    analytic_jacobian(s.net, s.ix, s.pattern, s.sbus, s.v0, an);
+    const auto map = s.pattern.csr_to_csc();
     std::vector<double> an_csc(an.size());
     for (std::size_t k = 0; k < an.size(); ++k) an_csc[map[k]] = an[k];
     EXPECT_LE(rel_diff(csc, an_csc), 1e-12) << c.name;

@@ -17,6 +17,9 @@
 //    per colour; only the structurally non-zero partials touched, or all with dense). fd_jacobian: coloured central differences of the residual (step h).
 //    All write CSR values (size nnz) at bus voltages V.
 //  * to_csc converts CSR values to the CSC layout of the same matrix (pattern returned too).
+//  * make_jacobian_problem builds what a Jacobian of a case at its starting point needs, in
+//    MATPOWER's order: Ybus, generator state, bus types from the file (no Q-limit
+//    adjustment), index, Sbus, V0 (case or flat start) and the pattern.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -37,6 +40,16 @@ struct JacobianPattern {
   std::vector<std::int32_t> csr_to_csc() const;
 };
 JacobianPattern make_jacobian_pattern(const Network& net, const PfIndex& ix);
+
+struct JacobianProblem {
+  Network net;
+  GenState gen;
+  std::vector<int> types;  // per network bus
+  PfIndex ix;
+  std::vector<cplx> sbus, v0;
+  JacobianPattern pattern;
+};
+JacobianProblem make_jacobian_problem(const Case& c, bool flat_start = false);
 
 struct JacobianColoring {
   forward::Coloring coloring;
