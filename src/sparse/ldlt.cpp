@@ -141,7 +141,9 @@ std::uint64_t Ldlt::factor_hash() const {
   }
   for (const auto& f : s_->nodes) {
     mix(f.idx.data(), f.idx.size() * sizeof(int));
-    mix(f.L.data(), f.L.size() * sizeof(double));
+    const std::size_t m = f.idx.size();
+    for (std::size_t j = 0; j < std::size_t(f.nelim); ++j)  // strictly below the diagonal: L itself
+      mix(f.L.data() + j * m + j + 1, (m - j - 1) * sizeof(double));
     mix(f.d.data(), f.d.size() * sizeof(double));
     mix(f.e.data(), f.e.size() * sizeof(double));
     mix(f.piv.data(), f.piv.size());

@@ -116,7 +116,8 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 struct NodeFactor {
   std::vector<int> idx;      // front rows (permuted numbering), eliminated ones first
   int nelim = 0;
-  DBuf L;                    // idx.size() x nelim, column-major, unit lower
+  DBuf L;                    // idx.size() x nelim, column-major, unit lower (strictly below the
+                             // diagonal; the diagonal and above hold scratch, never read)
   std::vector<double> d, e;  // D: diagonal, and sub-diagonal of 2x2 blocks (e[k] pairs k, k+1)
   std::vector<signed char> piv;  // 1: 1x1, 2: first of 2x2, 3: second of 2x2, 0: static
   std::vector<double> growth;    // unpivoted mode, mixed signs: sum_k L(t,k)^2 |d_k| per row t
@@ -183,9 +184,11 @@ struct NumericCtx {
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.
 void factor_nodes(const NumericCtx& ctx, int lo, int hi);
 
-// Tasks of a split supernode s: panel factors window [k0, k1) and updates the rest of
-// its block (up to block_end); update applies pivots [k0, k1) to columns [c0, c1).
+// Tasks of a split supernode s: begin lays out the front, assemble fills its columns
+// [c0, c1) (one task per column block), panel factors window [k0, k1) and updates the
+// rest of its block (up to block_end); update applies pivots [k0, k1) to columns [c0, c1).
 void big_begin(const NumericCtx& ctx, int s);
+void big_assemble(const NumericCtx& ctx, int s, int c0, int c1);
 void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end);
 void big_update(const NumericCtx& ctx, int s, int k0, int k1, int c0, int c1);
 void big_finish(const NumericCtx& ctx, int s);

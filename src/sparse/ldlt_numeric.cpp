@@ -8,15 +8,16 @@
 //    front (front_ldlt_cpu; roots force every column) and stores L, D and the new
 //    contribution block (whose first rows are the columns delayed to the parent), copied
 //    out of the thread's reusable front.
-//  * big_*: the same for one large front split into tasks: begin assembles (keeping the
-//    children's blocks), each panel factorizes a window of nb columns and updates the
-//    rest of its column block, each update applies a window to a later column block,
-//    finish stores in place: the front's buffer becomes the node's L and the parent reads
-//    the contribution block where it lies, then discards its pages (a fresh buffer faults
-//    page by page; copying L and the block out of it doubled that). A window that cannot
-//    take all its pivots (or delayed columns from
-//    the children) marks the front degraded: finish re-assembles it and runs
-//    front_ldlt_cpu as a whole — the outcome depends only on the values, never on timing.
+//  * big_*: the same for one large front split into tasks: begin lays the front out,
+//    one assemble per column block fills it (bitwise as one assembly would; the
+//    children's blocks are kept), each panel factorizes a window of nb columns and
+//    updates the rest of its column block, each update applies a window to a later
+//    column block, finish stores in place: the front's buffer becomes the node's L and
+//    the parent reads the contribution block where it lies, then discards its pages (a
+//    fresh buffer faults page by page; copying L and the block out of it doubled that).
+//    A window that cannot take all its pivots (or delayed columns from the children)
+//    marks the front degraded: finish re-assembles it and runs front_ldlt_cpu as a
+//    whole — the outcome depends only on the values, never on timing.
 //  * solve_forward / solve_backward: the solve over a postorder range of supernodes
 //    (forward with L and D, passing update vectors to the parent; backward with L^T,
 //    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once
@@ -91,17 +92,27 @@ std::vector<int> front_rows(const NumericCtx& ctx, int s, int& p) {
   return idx;
 }
 
-// Zeroes the lower triangle of F (m x m), assembles A's entries and the children's
-// contribution blocks (in child order), and frees those blocks.
-void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, double* F, bool free_cbs) {
+// Columns [c0, c1) of F (m x m, lower triangle): zeroes them, assembles A's entries and
+// the children's contribution blocks (in child order) that land there, and with free_cbs
+// (only for the whole front) frees those blocks. Each entry receives its terms in the same
+// order whatever the column range, so a front assembled block by block is bitwise the one
+// assembled at once. A range other than the whole front needs every child's rows to keep
+// their order in F (no delayed columns: then a child's column b lands in F's column
+// cpos[b], increasing in b).
+void assemble_columns(const NumericCtx& ctx, int s, const std::vector<int>& idx, double* F, int c0, int c1,
+                      bool free_cbs) {
   const Symbolic& S = *ctx.sym;
   const int m = int(idx.size());
   const std::size_t mm = std::size_t(m);
+  const bool whole = c0 == 0 && c1 == m;
   if (int(t_pos.size()) < S.n) t_pos.assign(S.n, -1);
   int* pos = t_pos.data();
   for (int t = 0; t < m; ++t) pos[idx[t]] = t;
-  for (std::size_t j = 0; j < mm; ++j) std::memset(F + j * mm + j, 0, sizeof(double) * (mm - j));
-  for (int j = S.sn_first[s]; j < S.sn_first[s + 1]; ++j) {
+  for (std::size_t j = std::size_t(c0); j < std::size_t(c1); ++j)
+    std::memset(F + j * mm + j, 0, sizeof(double) * (mm - j));
+  // own columns come first in idx: column j of A lands in F's column j - first
+  const int first = S.sn_first[s];
+  for (int j = first + c0; j < std::min(S.sn_first[s + 1], first + c1); ++j) {
     const std::size_t cj = std::size_t(pos[j]) * mm;
     for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) F[std::size_t(pos[S.ai[q]]) + cj] += ctx.sval[q];
   }
@@ -114,8 +125,16 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
       cpos[a] = pos[cb.idx[a]];
       if (cpos[a] < 0) throw Error("Ldlt::factorize: internal error: contribution row outside the parent front");
     }
-    std::size_t off = 0;  // packed: column b starts at b*mc - b(b-1)/2
-    for (int b = 0; b < mc; off += std::size_t(mc - b), ++b) {
+    int b0 = 0, b1 = mc;
+    if (!whole) {
+      if (!std::is_sorted(cpos.begin(), cpos.end()))
+        throw Error("Ldlt::factorize: internal error: a contribution block's rows are out of order in a split front");
+      b0 = int(std::lower_bound(cpos.begin(), cpos.end(), c0) - cpos.begin());
+      b1 = int(std::lower_bound(cpos.begin(), cpos.end(), c1) - cpos.begin());
+    }
+    // packed: column b starts at b*mc - b(b-1)/2
+    std::size_t off = std::size_t(b0) * std::size_t(mc) - std::size_t(b0) * std::size_t(b0 - 1) / 2;
+    for (int b = b0; b < b1; off += std::size_t(mc - b), ++b) {
       // col[a], a >= b, is entry (a, b)
       const double* col = cb.view ? cb.view + std::size_t(b) * cb.ld : cb.v.data() + (off - std::size_t(b));
       const int pb = cpos[b];
@@ -125,12 +144,16 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
         else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
       }
     }
-    if (free_cbs) {
+    if (free_cbs && whole) {
       if (!cb.view && cb.v.capacity() > t_spare.capacity()) std::swap(t_spare, cb.v);
       release_cb(cb);
     }
   }
   for (int t = 0; t < m; ++t) pos[idx[t]] = -1;
+}
+
+void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, double* F, bool free_cbs) {
+  assemble_columns(ctx, s, idx, F, 0, int(idx.size()), free_cbs);
 }
 
 // The unpivoted attempt has already failed somewhere: the remaining tasks do nothing.
@@ -197,8 +220,6 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
   } else {
     nf.L.assign(F, F + mm * std::size_t(nelim));
   }
-  for (int j = 1; j < nelim; ++j)  // the strict upper triangle holds scratch: clear it
-    std::memset(nf.L.data() + std::size_t(j) * mm, 0, sizeof(double) * std::size_t(j));
   NodeStats& st = ctx.stats[s];
   st.pos = fc.pos;
   st.neg = fc.neg;
@@ -291,8 +312,7 @@ void big_begin(const NumericCtx& ctx, int s) {
   const std::size_t mm = std::size_t(b.m);
   NodeFactor& nf = ctx.nodes[s];
   if (nf.L.capacity() >= mm * mm) b.F = std::move(nf.L);  // a previous factorization's front: reuse it
-  b.F.resize(mm * mm);
-  assemble_front(ctx, s, b.idx, b.F.data(), false);
+  b.F.resize(mm * mm);  // assembled by big_assemble, column block by column block
   b.degraded = b.p != S.sn_first[s + 1] - S.sn_first[s];  // delayed columns: plan does not fit
   b.perm.resize(b.m);
   std::iota(b.perm.begin(), b.perm.end(), 0);
@@ -305,6 +325,13 @@ static bool is_degraded(BigFront& b) { return std::atomic_ref<bool>(b.degraded).
 
 // big_begin did not run (the unpivoted attempt had failed): nothing to do.
 static bool not_begun(const BigFront& b) { return b.idx.empty(); }
+
+// Degraded (delayed columns arrived, or a panel failed): finish assembles the front whole.
+void big_assemble(const NumericCtx& ctx, int s, int c0, int c1) {
+  BigFront& b = ctx.big[s];
+  if (not_begun(b) || is_degraded(b)) return;
+  assemble_columns(ctx, s, b.idx, b.F.data(), c0, std::min(c1, b.m), false);
+}
 
 void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end) {
   BigFront& b = ctx.big[s];

@@ -16,6 +16,10 @@ void big_begin_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
   sparse::detail::big_begin(*a.ctx, a.s);
 }
+void big_assemble_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  sparse::detail::big_assemble(*a.ctx, a.s, a.c0, a.c1);
+}
 void big_panel_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
   sparse::detail::big_panel(*a.ctx, a.s, a.k0, a.k1, a.c1);
@@ -41,6 +45,7 @@ void ldlt_solve_backward_cpu(const TaskContext& t) {
 
 const Codelet cl_ldlt_subtree("ldlt_subtree", ldlt_subtree_cpu);
 const Codelet cl_ldlt_big_begin("ldlt_big_begin", big_begin_cpu);
+const Codelet cl_ldlt_big_assemble("ldlt_big_assemble", big_assemble_cpu);
 const Codelet cl_ldlt_big_panel("ldlt_big_panel", big_panel_cpu);
 const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
 const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
@@ -59,17 +64,20 @@ void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, 
 }
 
 namespace {
-// The tasks of a split front in submission order: begin; per window w a panel (on the
-// block holding it) and an update of every later block that holds fully-summed columns;
-// the blocks of the contribution block alone are updated once per group of windows
-// (long k: near-peak dgemm; fewer sweeps over it) after the last window of the group;
-// finish. f(kind, w, block, k0, k1) with kind 0 begin, 1 panel, 2 update, 3 finish.
+// The tasks of a split front in submission order: begin; an assembly of every column
+// block (in parallel: zeroing and extend-add were a serial step at the top of the tree);
+// per window w a panel (on the block holding it) and an update of every later block that
+// holds fully-summed columns; the blocks of the contribution block alone are updated
+// once per group of windows (long k: near-peak dgemm; fewer sweeps over it) after the
+// last window of the group; finish. f(kind, w, block, k0, k1) with kind 0 begin,
+// 1 panel, 2 update, 3 finish, 4 assemble.
 template <class F>
 void for_each_big_task(int m0, int p0, int nb, int bs, F&& f) {
   const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
   const int first_cb = (p0 + bs - 1) / bs;  // blocks from here on hold no fully-summed column
   const int group = std::max(1, 512 / nb);
   f(0, 0, 0, 0, 0);
+  for (int jj = 0; jj < nblk; ++jj) f(4, 0, jj, 0, 0);
   for (int w = 0; w < nwin; ++w) {
     const int k0 = w * nb, k1 = std::min(k0 + nb, p0), j = k0 / bs;
     f(1, w, j, k0, k1);
@@ -115,6 +123,8 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
       exec.submit(kind == 0 ? cl_ldlt_big_begin : cl_ldlt_big_finish,
                   std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
                   {.name = kind == 0 ? "ldlt_big_begin" : "ldlt_big_finish", .priority = 3});
+    } else if (kind == 4) {
+      exec.submit(cl_ldlt_big_assemble, args, {inout(blk[jj])}, {.name = "ldlt_big_assemble", .priority = 3});
     } else if (kind == 1) {
       exec.submit(cl_ldlt_big_panel, args, {inout(blk[jj]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3});
     } else {

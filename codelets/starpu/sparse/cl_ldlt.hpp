@@ -4,13 +4,13 @@
 //     supernode). Buffers: 0 = the task's token (W: receives the number of eliminated
 //     columns), 1.. = tokens of the tasks owning its children (R), in child order.
 //     The factor data live in the solver's NumericCtx (host memory; CPU only).
-//   cl_ldlt_big_begin / _panel / _update / _finish: a large supernode as several tasks
-//     (assemble; factor one pivot window and update the rest of its column block;
-//     update one later column block with that window — a block of the contribution
-//     block alone with a group of windows at once; store L and the contribution
-//     block). Buffers are tokens ordering them: begin W(all block tokens), R(children);
-//     panel RW(its block) W(window); update R(window) RW(block); finish R(all blocks)
-//     W(the task's token).
+//   cl_ldlt_big_begin / _assemble / _panel / _update / _finish: a large supernode as
+//     several tasks (lay out the front; assemble one column block; factor one pivot
+//     window and update the rest of its column block; update one later column block with
+//     that window — a block of the contribution block alone with a group of windows at
+//     once; store L and the contribution block). Buffers are tokens ordering them: begin
+//     W(all block tokens), R(children); assemble RW(its block); panel RW(its block)
+//     W(window); update R(window) RW(block); finish R(all blocks) W(the task's token).
 //   cl_ldlt_solve_forward / _backward: the solve over one task of the plan (a postorder
 //     range of supernodes; see SolveCtx). Buffers: the task's token (W), then the tokens
 //     it waits for (R): forward, the forward tasks holding its nodes' children; backward,
@@ -41,7 +41,8 @@ struct LdltBigArgs {
   const sparse::detail::NumericCtx* ctx;
   int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
 };
-extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_panel, cl_ldlt_big_update, cl_ldlt_big_finish;
+extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_assemble, cl_ldlt_big_panel, cl_ldlt_big_update,
+    cl_ldlt_big_finish;
 // Submits the tasks of split supernode s (front m0 x m0, p0 pivot columns, window nb,
 // column blocks of bs): returns the number of tasks. Its internal tokens are moved into
 // `keep`, which must outlive the tasks (destroying a handle waits for its tasks).
