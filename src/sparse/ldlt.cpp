@@ -91,7 +91,7 @@ struct Ldlt::State {
   bool analyzed = false, factored = false;
   bool tiny = false;  // fewer than kInlineNnz stored entries: see kInlineNnz
   CscMatrix32 a;  // values of the factorized matrix (for refinement)
-  double anorm = 0;
+  double anorm = -1;  // ||A||_inf of the factorized values, computed by the first solve (-1: not yet)
   double rcond = -1;  // Ldlt::rcond()'s estimate for the current factorization (-1: none yet)
   std::vector<double> scale;  // per original index
   std::vector<detail::NodeFactor> nodes;
@@ -371,9 +371,6 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   auto prepare = [&] {
     if (A.col_ptr != S.a_colptr || A.row_idx != S.a_rowidx)
       throw Error("Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
-    for (std::size_t k = 0; k < A.values.size(); ++k)
-      if (!std::isfinite(A.values[k]))
-        throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of " + who + " is not finite");
     if (st.a.col_ptr.size() != A.col_ptr.size()) {  // pattern copied once per analysis
       st.a.col_ptr = A.col_ptr;
       st.a.row_idx = A.row_idx;
@@ -381,9 +378,19 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       st.a.n_cols = A.n_cols;
       st.a.symmetric_lower = true;
     }
-    st.a.values = A.values;
+    st.a.values.resize(A.values.size());
+    bool finite = true;  // copied and checked in one pass
+    for (std::size_t k = 0; k < A.values.size(); ++k) {
+      const double v = A.values[k];
+      st.a.values[k] = v;
+      finite &= std::isfinite(v);
+    }
+    if (!finite)
+      for (std::size_t k = 0; k < A.values.size(); ++k)
+        if (!std::isfinite(A.values[k]))
+          throw Error("Ldlt::factorize: entry " + std::to_string(k) + " of " + who + " is not finite");
     st.simp.ok = false;
-    st.anorm = S.n > 0 ? norm_inf(A) : 0.0;
+    st.anorm = -1;
     const std::vector<double> adiag = diagonal(A);
     std::vector<double> ps(S.n, 1.0);  // the scaling in the permuted numbering
     const DiagonalSigns asigns = diagonal_signs(adiag, 0.0);
@@ -562,6 +569,7 @@ struct Refiner {
       xn = std::max(xn, std::fabs(x[i]));
       bn = std::max(bn, std::fabs(b[i]));
     }
+    if (st.anorm < 0) st.anorm = n > 0 ? norm_inf(st.a) : 0.0;
     const double den = st.anorm * xn + bn;
     if (!std::isfinite(rn)) return std::numeric_limits<double>::infinity();
     return den > 0 ? rn / den : (rn > 0 ? std::numeric_limits<double>::infinity() : 0.0);
