@@ -94,6 +94,7 @@ struct Ldlt::State {
   double anorm = -1;  // ||A||_inf of the factorized values, computed by the first solve (-1: not yet)
   double rcond = -1;  // Ldlt::rcond()'s estimate for the current factorization (-1: none yet)
   std::vector<double> scale;  // per original index
+  bool ruiz = false;          // scale holds Ruiz's equilibration (not ones)
   std::vector<detail::NodeFactor> nodes;
   std::vector<detail::NodeCb> cbs;
   struct Simplicial {  // SuiteSparse LDL's factors of P S A S P^T (simplicial mode)
@@ -398,12 +399,14 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
       // A definite candidate: its unpivoted factorization is stable unscaled (CHOLMOD does
       // not scale either), so simplicial mode tries it before paying for Ruiz's sweeps.
       st.scale.assign(S.n, 1.0);
+      st.ruiz = false;
       if (factor_simplicial(st, A, adiag, ps, simplicial_info)) {
         done = true;
         return;
       }
     }
     st.scale = st.opts.scale ? ruiz_scale(A) : std::vector<double>(S.n, 1.0);
+    st.ruiz = st.opts.scale;
     for (int k = 0; k < S.n; ++k) ps[k] = st.scale[S.perm[k]];
     if (S.simplicial && factor_simplicial(st, A, adiag, ps, simplicial_info)) {
       done = true;
@@ -715,9 +718,10 @@ double Ldlt::rcond(Executor* exec) {
   const int n = st.sym.n;
   if (n == 0) return st.rcond = 1.0;  // LAPACK's convention for an empty matrix
   if (st.finfo.static_pivots > 0) return st.rcond = 0.0;
-  // M = S A S, the matrix that was factorized: ||M||_1 = ||M||_inf (symmetric, lower CSC).
+  // M = S A S with Ruiz's S (computed here when a definite matrix was factorized unscaled:
+  // its conditioning, not its scaling, decides singularity); ||M||_1 = ||M||_inf.
   const CscMatrix32& A = st.a;
-  const std::vector<double>& s = st.scale;
+  const std::vector<double> s = st.opts.scale && !st.ruiz ? ruiz_scale(A) : st.scale;
   std::vector<double> rowsum(n, 0.0);
   for (int j = 0; j < n; ++j)
     for (std::int32_t q = A.col_ptr[j]; q < A.col_ptr[j + 1]; ++q) {

@@ -477,6 +477,31 @@ TEST(SparseLdltDense, RcondAgreesWithDenseInverse) {
   EXPECT_LE(got, 3 * want);
 }
 
+// Bad scaling alone is not singularity: D B D with B a well-conditioned SPD tridiagonal
+// and D spanning 1e-6..1e6 is factored unscaled (a definite simplicial candidate), yet
+// rcond() measures the equilibrated matrix; with scale = false it is A's own (tiny).
+TEST(SparseLdltDense, RcondIsOfTheEquilibratedMatrix) {
+  const int n = 200;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  auto d = [n](int i) { return std::pow(10.0, -6.0 + 12.0 * i / (n - 1)); };
+  for (int j = 0; j < n; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(2.5 * d(j) * d(j));
+    if (j + 1 < n) r.push_back(j + 1), c.push_back(j), v.push_back(-1.0 * d(j + 1) * d(j));
+  }
+  const auto A = from_triplets(n, n, r, c, v, true);
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  const auto fi = ldlt.factorize(A);
+  EXPECT_EQ(fi.mode, "simplicial");
+  EXPECT_GT(ldlt.rcond(), 0.05);  // B's own: eigenvalues in (0.5, 4.5)
+  EXPECT_LE(ldlt.rcond(), 1.0);
+  Ldlt raw({.scale = false});
+  raw.analyze(A);
+  raw.factorize(A);
+  EXPECT_LT(raw.rcond(), 1e-20);
+}
+
 // A matrix singular to working precision whose last pivot is pure rounding, and kept as a
 // pivot (zero_pivot = 0): [B, Bw; w^T B, w^T B w] with B SPD has rank n - 1 in exact
 // arithmetic. FactorInfo::singular (which sees only static pivots) misses it; rcond() < eps.

@@ -35,9 +35,9 @@
 //    threshold-pivoting factorization runs. FactorInfo::pivoting says which was kept
 //    ("none" or "threshold"); a simplicial factorization is kept under the same rule too.
 //  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
-//  * rcond() estimates 1 / (||M||_1 ||M^-1||_1) of the matrix that was factorized,
-//    M = S A S (equilibrated; S = I without scaling), as LAPACK's dgesvx reports it for
-//    its equilibrated matrix: LAPACK's dlacn2 (Hager-Higham), typically 4-5 unrefined
+//  * rcond() estimates 1 / (||M||_1 ||M^-1||_1) of the equilibrated matrix M = S A S
+//    (Ruiz's S, also where a definite matrix was factorized unscaled; S = I with
+//    scale = false), as LAPACK's dgesvx reports it for its equilibrated matrix: LAPACK's dlacn2 (Hager-Higham), typically 4-5 unrefined
 //    solves, on demand, cached until the next factorize; 0 when the factorization took
 //    static pivots. rcond() < eps means singular to working precision, even where no
 //    pivot was small (FactorInfo::singular sees only the pivots).
