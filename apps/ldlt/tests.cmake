@@ -168,6 +168,14 @@ if(TARGET ldlt_vs_peers)
   set_tests_properties(ldlt_vs_peers_singular PROPERTIES LABELS "integration;data"
     ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
     PASS_REGULAR_EXPRESSION "inertia matrix=stokes64 stardiff_pos=8448 stardiff_neg=4096 stardiff_zero=2 mumps_neg=[0-9]+ agree=[a-z]+ mumps_nulldet_neg=4096 mumps_nulldet_zero=2 agree_nulldet=yes")
+  # bloweybq, rank-deficient by one: MUMPS with null-pivot detection finds 1 null pivot,
+  # stardiff none (no small pivot in AMD order) but its condition estimate says singular.
+  add_test(NAME ldlt_vs_peers_singular_to_working_precision
+    COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/bloweybq.mtx.gz --no-laplacian --repeats 1 --no-dgemm
+            --solvers stardiff,mumps --analyze-samples 1 --ordering amd)
+  set_tests_properties(ldlt_vs_peers_singular_to_working_precision PROPERTIES LABELS "integration;data"
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "inertia matrix=bloweybq .*mumps_nulldet_zero=1 .*stardiff_rcond=[0-9.]+e-(1[6-9]|[2-9][0-9]) stardiff_singular=yes mumps_singular=yes singular_agree=yes")
   add_test(NAME ldlt_vs_peers_bad_option
     COMMAND sh -c "'$<TARGET_FILE:ldlt_vs_peers>' --analyze-samples 0 --no-laplacian 2>&1; echo exit=$?")
   set_tests_properties(ldlt_vs_peers_bad_option PROPERTIES LABELS integration

@@ -33,7 +33,10 @@
 //      inertia lines: stardiff (pos, neg, zero) vs MUMPS's negative pivots INFOG(12), and
 //        vs MUMPS refactorized with null-pivot detection at stardiff's zero-pivot
 //        threshold (ICNTL(24) = 1, CNTL(3) = 1e-11; untimed, first run of a matrix):
-//        mumps_nulldet_neg, mumps_nulldet_zero (INFOG(28)), agree_nulldet;
+//        mumps_nulldet_neg, mumps_nulldet_zero (INFOG(28)), agree_nulldet; and whether
+//        each calls the matrix singular: stardiff_rcond (Ldlt::rcond, untimed),
+//        stardiff_singular (static pivots or rcond < eps), mumps_singular (null pivots),
+//        singular_agree;
 //      dgemm lines: cblas_dgemm rate (N x N, 1 and 2 threads, best of 3) and, for the
 //        Laplacian, stardiff's GFlop/s (predicted flops / median factor time) as a fraction
 //        of the best dgemm rate measured (at start and again right after the Laplacian);
@@ -52,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -186,6 +190,7 @@ struct RunResult {
   std::string reason;
   double flops = 0;                        // factorization flops where the solver reports them
   std::optional<Inertia> inertia;          // stardiff
+  std::optional<double> rcond;             // stardiff: Ldlt::rcond() (untimed)
   std::optional<std::int64_t> negative;    // negative pivots (stardiff, MUMPS INFOG(12))
   // MUMPS refactorized with null-pivot detection (ICNTL(24) = 1, untimed): its negative
   // pivots and null pivots (INFOG(28)), for singular matrices
@@ -247,6 +252,7 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     }
     r.inertia = fi.inertia;
     r.negative = fi.inertia.neg;
+    r.rcond = ldlt.rcond(&exec);  // untimed, after the timed phases
     char d[256];
     std::snprintf(d, sizeof d, "mode=%s pivoting=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
                   fi.mode.c_str(), fi.pivoting.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
@@ -751,6 +757,13 @@ int run_bench(const Options& o) {
           std::printf(" mumps_nulldet_neg=%lld mumps_nulldet_zero=%lld agree_nulldet=%s",
                       static_cast<long long>(*m.negative_nulldet), static_cast<long long>(*m.null_pivots),
                       *m.negative_nulldet == a.inertia->neg && *m.null_pivots == a.inertia->zero ? "yes" : "no");
+        if (a.rcond) {  // singular: static pivots or rcond < eps (stardiff-ldlt's rule)
+          const bool sd_singular = a.inertia->zero > 0 || *a.rcond < std::numeric_limits<double>::epsilon();
+          std::printf(" stardiff_rcond=%.3g stardiff_singular=%s", *a.rcond, sd_singular ? "yes" : "no");
+          if (m.null_pivots)
+            std::printf(" mumps_singular=%s singular_agree=%s", *m.null_pivots > 0 ? "yes" : "no",
+                        (*m.null_pivots > 0) == sd_singular ? "yes" : "no");
+        }
         std::printf("\n");
       }
     }
