@@ -37,8 +37,9 @@
 //        each calls the matrix singular: stardiff_rcond (Ldlt::rcond, untimed),
 //        stardiff_singular (static pivots or rcond < eps), mumps_singular (null pivots),
 //        singular_agree;
-//      dgemm lines: cblas_dgemm rate (N x N, 1 and 2 threads, best of 3) and, for the
-//        Laplacian, stardiff's GFlop/s (predicted flops / median factor time) as a fraction
+//      dgemm lines: cblas_dgemm rate (N x N, 1 and 2 threads, best of 3; core = the
+//        kernel OpenBLAS runs, which sets the yardstick) and, for the Laplacian,
+//        stardiff's GFlop/s (predicted flops / median factor time) as a fraction
 //        of the best dgemm rate measured (at start and again right after the Laplacian);
 //      ldlt_vs_peers geomean ...: geometric mean of the ratios (all matrices, and those
 //        whose fastest peer needs >= 2 ms).
@@ -636,8 +637,9 @@ int run_bench(const Options& o) {
   if (o.dgemm_n > 0) {
     dgemm1 = dgemm_gflops(o.dgemm_n, 1);
     dgemm2 = dgemm_gflops(o.dgemm_n, 2);
-    std::printf("ldlt_vs_peers dgemm n=%d threads=1 gflops=%.4g\n", o.dgemm_n, dgemm1);
-    std::printf("ldlt_vs_peers dgemm n=%d threads=2 gflops=%.4g\n", o.dgemm_n, dgemm2);
+    // the fraction of dgemm depends on the kernel OpenBLAS runs (OPENBLAS_CORETYPE)
+    std::printf("ldlt_vs_peers dgemm n=%d threads=1 gflops=%.4g core=%s\n", o.dgemm_n, dgemm1, openblas_get_corename());
+    std::printf("ldlt_vs_peers dgemm n=%d threads=2 gflops=%.4g core=%s\n", o.dgemm_n, dgemm2, openblas_get_corename());
     std::fflush(stdout);
   }
 
