@@ -6,7 +6,7 @@
 // counting sort (O(nnz + n), stable, so duplicates are summed in input order and the
 // result is reproducible). With symmetric_lower the matrix must be square and entries
 // above the diagonal are mirrored into the lower triangle. multiply/norm_inf expand a
-// symmetric_lower matrix implicitly.
+// symmetric_lower matrix implicitly; norm_inf with a scale is that of S A S.
 #include "stardiff/sparse/csc_matrix.hpp"
 
 #include <algorithm>
@@ -146,14 +146,16 @@ void multiply(const CscMatrix32& A, const double* x, double* y) {
   }
 }
 
-double norm_inf(const CscMatrix32& A) {
+namespace {
+// max_i sum_j |s_i a_ij s_j| over the full matrix (scale: null for s = 1).
+double max_row_sum(const CscMatrix32& A, const double* scale) {
   std::vector<double> rs(std::size_t(A.n_rows), 0.0);
   const bool sym = A.symmetric_lower;
   for (std::int32_t j = 0; j < A.n_cols; ++j) {
     double cj = 0;  // column j's off-diagonal entries, which are row j's too (lower storage)
     for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
       const std::int32_t i = A.row_idx[p];
-      const double a = std::abs(A.values[p]);
+      const double a = scale ? std::abs(scale[i] * A.values[p] * scale[j]) : std::abs(A.values[p]);
       rs[i] += a;
       cj += sym && i != j ? a : 0.0;
     }
@@ -162,6 +164,16 @@ double norm_inf(const CscMatrix32& A) {
   double m = 0.0;
   for (double r : rs) m = std::max(m, r);
   return m;
+}
+}  // namespace
+
+double norm_inf(const CscMatrix32& A) { return max_row_sum(A, nullptr); }
+
+double norm_inf(const CscMatrix32& A, const std::vector<double>& scale) {
+  require(A.n_rows == A.n_cols && scale.size() == std::size_t(A.n_cols),
+          "norm_inf: scale has " + std::to_string(scale.size()) + " entries for a " + std::to_string(A.n_rows) +
+              " x " + std::to_string(A.n_cols) + " matrix (a square one of that size is needed)");
+  return max_row_sum(A, scale.data());
 }
 
 }  // namespace stardiff::sparse

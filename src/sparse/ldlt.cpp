@@ -722,15 +722,7 @@ double Ldlt::rcond(Executor* exec) {
   // its conditioning, not its scaling, decides singularity); ||M||_1 = ||M||_inf.
   const CscMatrix32& A = st.a;
   const std::vector<double> s = st.opts.scale && !st.ruiz ? ruiz_scale(A) : st.scale;
-  std::vector<double> rowsum(n, 0.0);
-  for (int j = 0; j < n; ++j)
-    for (std::int32_t q = A.col_ptr[j]; q < A.col_ptr[j + 1]; ++q) {
-      const int i = A.row_idx[q];
-      const double m = std::fabs(s[i] * A.values[q] * s[j]);
-      rowsum[i] += m;
-      if (i != j) rowsum[j] += m;
-    }
-  const double mnorm = *std::max_element(rowsum.begin(), rowsum.end());
+  const double mnorm = norm_inf(A, s);
   if (!(mnorm > 0)) return st.rcond = 0.0;
   SingleThreadedBlas blas1;
   SequentialExecutor seq;

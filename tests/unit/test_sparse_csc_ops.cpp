@@ -89,6 +89,17 @@ TEST(SparseCscOps, FromTripletsSymmetricMirrorsAndSums) {
     nrm = std::max(nrm, rs);
   }
   EXPECT_NEAR(norm_inf(A), nrm, 1e-13);
+  // ||S A S||_inf against the dense one
+  std::vector<double> sc(11);
+  for (int i = 0; i < 11; ++i) sc[i] = std::pow(2.0, i % 5 - 2);
+  double snrm = 0;
+  for (int i = 0; i < 11; ++i) {
+    double rs = 0;
+    for (int j = 0; j < 11; ++j) rs += std::abs(sc[i] * t.dense[std::size_t(j) * 11 + i] * sc[j]);
+    snrm = std::max(snrm, rs);
+  }
+  EXPECT_NEAR(norm_inf(A, sc), snrm, 1e-13);
+  EXPECT_THROW(norm_inf(A, std::vector<double>(10, 1.0)), Error);
 }
 
 TEST(SparseCscOps, KnownSmallMatrix) {

@@ -45,5 +45,7 @@ CscMatrix32 to_csc32(const CscMatrix64& A);
 // y = A x (A symmetric_lower expanded implicitly), and norms used by the solver.
 void multiply(const CscMatrix32& A, const double* x, double* y);
 double norm_inf(const CscMatrix32& A);  // max row sum of |a_ij| of the full matrix
+// ||S A S||_inf with S = diag(scale) (scale.size() == n, A square; Error otherwise).
+double norm_inf(const CscMatrix32& A, const std::vector<double>& scale);
 
 }  // namespace stardiff::sparse
