@@ -56,7 +56,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -192,6 +191,7 @@ struct RunResult {
   double flops = 0;                        // factorization flops where the solver reports them
   std::optional<Inertia> inertia;          // stardiff
   std::optional<double> rcond;             // stardiff: Ldlt::rcond() (untimed)
+  bool singular = false;                   // stardiff: Ldlt::numerically_singular()
   std::optional<std::int64_t> negative;    // negative pivots (stardiff, MUMPS INFOG(12))
   // MUMPS refactorized with null-pivot detection (ICNTL(24) = 1, untimed): its negative
   // pivots and null pivots (INFOG(28)), for singular matrices
@@ -254,6 +254,7 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     r.inertia = fi.inertia;
     r.negative = fi.inertia.neg;
     r.rcond = ldlt.rcond(&exec);  // untimed, after the timed phases
+    r.singular = ldlt.numerically_singular(&exec);
     char d[256];
     std::snprintf(d, sizeof d, "mode=%s pivoting=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
                   fi.mode.c_str(), fi.pivoting.c_str(), to_string(ai.ordering), static_cast<long long>(ai.nnz_l),
@@ -759,12 +760,11 @@ int run_bench(const Options& o) {
           std::printf(" mumps_nulldet_neg=%lld mumps_nulldet_zero=%lld agree_nulldet=%s",
                       static_cast<long long>(*m.negative_nulldet), static_cast<long long>(*m.null_pivots),
                       *m.negative_nulldet == a.inertia->neg && *m.null_pivots == a.inertia->zero ? "yes" : "no");
-        if (a.rcond) {  // singular: static pivots or rcond < eps (stardiff-ldlt's rule)
-          const bool sd_singular = a.inertia->zero > 0 || *a.rcond < std::numeric_limits<double>::epsilon();
-          std::printf(" stardiff_rcond=%.3g stardiff_singular=%s", *a.rcond, sd_singular ? "yes" : "no");
+        if (a.rcond) {  // singular: static pivots or rcond < eps (Ldlt::numerically_singular)
+          std::printf(" stardiff_rcond=%.3g stardiff_singular=%s", *a.rcond, a.singular ? "yes" : "no");
           if (m.null_pivots)
             std::printf(" mumps_singular=%s singular_agree=%s", *m.null_pivots > 0 ? "yes" : "no",
-                        (*m.null_pivots > 0) == sd_singular ? "yes" : "no");
+                        (*m.null_pivots > 0) == a.singular ? "yes" : "no");
         }
         std::printf("\n");
       }

@@ -756,4 +756,8 @@ double Ldlt::rcond(Executor* exec) {
   return st.rcond;
 }
 
+bool Ldlt::numerically_singular(Executor* exec) {
+  return factor_info().singular || rcond(exec) < std::numeric_limits<double>::epsilon();
+}
+
 }  // namespace stardiff::sparse

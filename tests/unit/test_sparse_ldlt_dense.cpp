@@ -378,6 +378,7 @@ TEST(SparseLdltDense, MisuseThrows) {
   EXPECT_THROW(ldlt.rcond(), Error);
   ldlt.analyze(A);
   EXPECT_THROW(ldlt.rcond(), Error);
+  EXPECT_THROW(ldlt.numerically_singular(), Error);
   auto B = random_sparse(21, 0.2, 5.0, g);
   EXPECT_THROW(ldlt.factorize(B), Error);
   auto C = A;
@@ -528,18 +529,21 @@ TEST(SparseLdltDense, RcondFlagsSingularToWorkingPrecision) {
   full.analyze(A);
   EXPECT_TRUE(full.factorize(A).singular);  // the default threshold sees the tiny pivot
   EXPECT_EQ(full.rcond(), 0.0);
+  EXPECT_TRUE(full.numerically_singular());
   Ldlt ldlt({.ordering = Ordering::Natural, .scale = false, .zero_pivot = 0, .try_unpivoted = false});
   ldlt.analyze(A);
   const auto fi = ldlt.factorize(A);
   ASSERT_EQ(fi.static_pivots, 0);
   EXPECT_FALSE(fi.singular);
   EXPECT_LT(ldlt.rcond(), std::numeric_limits<double>::epsilon());
+  EXPECT_TRUE(ldlt.numerically_singular());
   // the leading block alone is well conditioned: 1 / (||B||_1 ||B^-1||_1) >= 1 / (n cond_2)
   const auto Bc = to_csc(m, B);
   Ldlt lb({.scale = false});
   lb.analyze(Bc);
   lb.factorize(Bc);
   EXPECT_GT(lb.rcond(), 1.0 / (m * 30.0));
+  EXPECT_FALSE(lb.numerically_singular());
 }
 
 TEST(SparseLdltDense, SplitFrontsMatchWholeFronts) {

@@ -131,6 +131,9 @@ class Ldlt {
   std::vector<double> solve(const std::vector<double>& b, int nrhs = 1, Executor* exec = nullptr);
   // Estimated reciprocal 1-norm condition number of S A S (see above).
   double rcond(Executor* exec = nullptr);
+  // Singular to working precision: static pivots were needed (FactorInfo::singular) or
+  // rcond(exec) < eps (LAPACK dgesvx's rule).
+  bool numerically_singular(Executor* exec = nullptr);
   const AnalyzeInfo& analyze_info() const;
   const FactorInfo& factor_info() const;
   const SolveInfo& solve_info() const;
