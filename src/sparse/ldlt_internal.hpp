@@ -124,7 +124,7 @@ struct NodeFactor {
 };
 
 // A contribution block: the lower triangle of an idx.size()^2 block, either copied into v
-// packed by columns (column b holds rows b.. at offset b*mc - b(b-1)/2: the block is a
+// packed by columns (column b holds rows b.. from packed_column(b, mc) on: the block is a
 // prefix of its buffer, which the parent may take over for its own block) or, for a front
 // factorized in place (a split front, whose buffer became its L), read where it is: view
 // (column-major, leading dimension ld) inside owner, whose pages beyond its L (keep
@@ -138,6 +138,9 @@ struct NodeCb {
   DBuf* owner = nullptr;
   std::size_t keep = 0;
 };
+// Where column b of a packed mc x mc lower triangle starts (its rows b..mc-1 follow);
+// packed_column(mc, mc) is the whole block's size.
+inline std::size_t packed_column(std::size_t b, std::size_t mc) { return b * (2 * mc + 1 - b) / 2; }
 inline void release_cb(NodeCb& cb) {
   if (cb.owner) cb.owner->discard_tail(cb.keep);
   cb = NodeCb{};

@@ -132,11 +132,10 @@ void assemble_columns(const NumericCtx& ctx, int s, const std::vector<int>& idx,
       b0 = int(std::lower_bound(cpos.begin(), cpos.end(), c0) - cpos.begin());
       b1 = int(std::lower_bound(cpos.begin(), cpos.end(), c1) - cpos.begin());
     }
-    // packed: column b starts at b*mc - b(b-1)/2
-    std::size_t off = std::size_t(b0) * std::size_t(mc) - std::size_t(b0) * std::size_t(b0 - 1) / 2;
-    for (int b = b0; b < b1; off += std::size_t(mc - b), ++b) {
+    for (int b = b0; b < b1; ++b) {
       // col[a], a >= b, is entry (a, b)
-      const double* col = cb.view ? cb.view + std::size_t(b) * cb.ld : cb.v.data() + (off - std::size_t(b));
+      const double* col = cb.view ? cb.view + std::size_t(b) * cb.ld
+                                  : cb.v.data() + packed_column(std::size_t(b), std::size_t(mc)) - b;
       const int pb = cpos[b];
       for (int a = b; a < mc; ++a) {
         const int pa = cpos[a];
@@ -264,13 +263,12 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
       cb.owner = &nf.L;
       cb.keep = mm * std::size_t(nelim);
     } else {
-      const std::size_t packed = std::size_t(mc) * (std::size_t(mc) + 1) / 2;
+      const std::size_t packed = packed_column(std::size_t(mc), std::size_t(mc));
       if (t_spare.capacity() >= packed) cb.v = std::move(t_spare);  // a child's block: mapped pages
       cb.v.resize(packed);
-      std::size_t off = 0;
-      for (int b = 0; b < mc; off += std::size_t(mc - b), ++b)
-        std::memcpy(cb.v.data() + off, &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm],
-                    sizeof(double) * std::size_t(mc - b));
+      for (int b = 0; b < mc; ++b)
+        std::memcpy(cb.v.data() + packed_column(std::size_t(b), std::size_t(mc)),
+                    &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm], sizeof(double) * std::size_t(mc - b));
     }
   }
 }
