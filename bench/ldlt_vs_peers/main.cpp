@@ -501,16 +501,19 @@ std::string basename_no_ext(const std::string& path) {
   return s;
 }
 
+// Every analysis a run timed: the one before its factorization and the extra samples.
+void add_analyses(const RunResult& r, std::vector<double>& v) {
+  v.push_back(r.analyze_s);
+  v.insert(v.end(), r.analyze_extra.begin(), r.analyze_extra.end());
+}
+
 struct Summary {
   std::vector<RunResult> runs;
   RunResult first_failure;
   bool failed = false;
   double analyze() const {
     std::vector<double> v;
-    for (auto& r : runs) {
-      v.push_back(r.analyze_s);
-      v.insert(v.end(), r.analyze_extra.begin(), r.analyze_extra.end());
-    }
+    for (auto& r : runs) add_analyses(r, v);
     return median(v);
   }
   double factor() const {
@@ -731,8 +734,8 @@ int run_bench(const Options& o) {
         const Summary& C = sums[cholmod_llt];
         double ca = C.analyze();
         if (C.runs.empty()) {  // LL^T failed (indefinite): its analyses still count
-          std::vector<double> v = C.first_failure.analyze_extra;
-          v.push_back(C.first_failure.analyze_s);
+          std::vector<double> v;
+          add_analyses(C.first_failure, v);
           ca = median(v);
         }
         if (ca > 0)
