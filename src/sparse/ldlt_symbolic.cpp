@@ -342,10 +342,15 @@ void complete_row_structures(Symbolic& S) {
   });
 }
 
+// The final numbering for `perm` (o) and its column counts of L.
+std::vector<std::int64_t> ordered_counts(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
+  postordered(A, std::move(perm), o);
+  return col_counts(A.n_cols, o.L, o.parent);
+}
+
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
   Ordered o;
-  postordered(A, perm, o);
-  const auto cnt = col_counts(A.n_cols, o.L, o.parent);
+  const auto cnt = ordered_counts(A, perm, o);
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
@@ -360,6 +365,10 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   full_pattern(A, p, idx);
 
   // ---- ordering ----
+  // With `auto`, a METIS order that wins has already been numbered and counted (o, cnt).
+  Ordered o;
+  std::vector<std::int64_t> cnt;
+  bool numbered = false;
   std::vector<int> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
   switch (opts.ordering) {
@@ -372,10 +381,11 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
                                                            std::to_string(n));
       std::vector<char> seen(n, 0);
       for (int k = 0; k < n; ++k) {
-        int o = opts.user_perm[k];
-        if (!(o >= 0 && o < n && !seen[o])) throw Error("Ldlt::analyze: user_perm is not a permutation (entry " +
-                                                 std::to_string(k) + " = " + std::to_string(o) + ")");
-        seen[o] = 1;
+        const int old = opts.user_perm[k];
+        if (!(old >= 0 && old < n && !seen[old]))
+          throw Error("Ldlt::analyze: user_perm is not a permutation (entry " + std::to_string(k) + " = " +
+                      std::to_string(old) + ")");
+        seen[old] = 1;
       }
       perm = opts.user_perm;
       S.ordering = Ordering::User;
@@ -400,9 +410,12 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
         perm = amd_perm(n, p, idx, &lnz_amd, &amd_flops);
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
-          auto pm = metis_perm(n, p, idx);
-          if (predicted_nnz_l(A, pm) < lnz_amd) {
-            perm = std::move(pm);
+          Ordered om;
+          auto cm = ordered_counts(A, metis_perm(n, p, idx), om);
+          if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
+            o = std::move(om);
+            cnt = std::move(cm);
+            numbered = true;
             S.ordering = Ordering::Metis;
           }
         }
@@ -416,10 +429,8 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   // supernode row structures and the numeric phase all read
   std::vector<int>().swap(p);  // the graph is no longer needed
   std::vector<int>().swap(idx);
-  Ordered o;
-  postordered(A, std::move(perm), o);
+  if (!numbered) cnt = ordered_counts(A, std::move(perm), o);
   const std::vector<int>& parent = o.parent;
-  const auto cnt = col_counts(n, o.L, parent);
   S.ap = std::move(o.L.p);
   S.ai = std::move(o.L.i);
   S.asrc = std::move(o.L.src);
