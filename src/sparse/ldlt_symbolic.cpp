@@ -569,6 +569,13 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) visit(sn_of[o.U0.i[q]]);
     });
   }
+  // A supernode split into panel/update tasks: enough work, columns and rows for windows.
+  const auto is_big = [&](int s) {
+    const int ncol = S.sn_first[s + 1] - S.sn_first[s];
+    const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+    return opts.split_flops > 0 && S.sn_flops[s] >= opts.split_flops && ncol >= 2 * opts.block_size &&
+           m0 >= 8 * opts.block_size;
+  };
   if (S.single_task) {
     if (ns > 0) {
       S.task_lo.push_back(0);
@@ -599,12 +606,6 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     // emit in postorder of roots; a supernode above the groups joins the task of its last
     // child (s - 1) when that task is a chain of such supernodes with little work (the
     // parent needs the child anyway; only overlap of that small work with siblings is lost)
-    const auto is_big = [&](int s) {
-      const int ncol = S.sn_first[s + 1] - S.sn_first[s];
-      const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
-      return opts.split_flops > 0 && S.sn_flops[s] >= opts.split_flops && ncol >= 2 * opts.block_size &&
-             m0 >= 8 * opts.block_size;
-    };
     double chain_flops = 0, group_flops = 0;
     bool chain_open = false, group_open = false;
     for (int s = 0; s < ns; ++s) {
@@ -639,15 +640,8 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   }
   const int nt = int(S.task_lo.size());
   S.task_split.assign(nt, 0);
-  if (!S.single_task && opts.split_flops > 0)
-    for (int t = 0; t < nt; ++t) {
-      const int s = S.task_lo[t];
-      if (S.task_hi[t] != s || S.sn_flops[s] < opts.split_flops) continue;
-      const int ncol = S.sn_first[s + 1] - S.sn_first[s];
-      const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
-      if (ncol >= 2 * opts.block_size && m0 >= 8 * opts.block_size) S.task_split[t] = 1;
-      // (is_big above uses the same rule, so a split supernode is always alone in its task)
-    }
+  if (!S.single_task)  // a big supernode never joins a chain, so it is alone in its task
+    for (int t = 0; t < nt; ++t) S.task_split[t] = S.task_hi[t] == S.task_lo[t] && is_big(S.task_lo[t]);
   std::vector<int> node2task(ns, -1);
   for (int t = 0; t < nt; ++t)
     for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node2task[s] = t;
