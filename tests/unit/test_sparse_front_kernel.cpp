@@ -5,7 +5,8 @@
 // P F P^T = L D L^T + [0 0; 0 S] entry by entry (S: the returned contribution block,
 // delayed columns first), |L| <= 1/u outside forced roots, inertia(D) + inertia(S) =
 // inertia(F) from LAPACKE_dsyev, and the window/update entry points used by split fronts
-// give the same factors as the whole-front call on a front that needs no pivoting.
+// give the same factors as the whole-front call on a front that needs no pivoting; a
+// diagonal block whose L^-1 is huge keeps a small backward error.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -236,6 +237,36 @@ TEST(FrontKernel, UnpivotedFrontStopsAtTheFirstBadPivot) {
   for (int j = 0; j < p; ++j) B[p + std::size_t(j) * m] = B[j + std::size_t(p) * m] = 0.5;  // couple to row p
   const Result z = factor(B, m, p, o);
   EXPECT_EQ(z.nelim, 64);  // windows [0, 32), [32, 64) pass; [64, 96) holds the zero pivot
+}
+
+TEST(FrontKernel, DiagonalBlockWithALargeInverseKeepsTheBackwardErrorSmall) {
+  // F = L D L^T, D = I, with L11 (the 128 fully-summed columns) unit lower bidiagonal with
+  // -1.2 below the diagonal: a well-conditioned SPD front whose L11^-1 has entries up to
+  // 1.2^127 ~ 1e10. Rows below solved through that inverse (dtrmm) would carry errors of
+  // eps |L11^-1| ~ 1e-6; the kernel must fall back to substitution there.
+  const int m = 200, p = 128;
+  std::mt19937 g(3);
+  std::uniform_real_distribution<double> U(-1, 1);
+  std::vector<double> L(std::size_t(m) * m, 0.0);
+  for (int j = 0; j < m; ++j) {
+    L[j + std::size_t(j) * m] = 1.0;
+    if (j + 1 < p) L[(j + 1) + std::size_t(j) * m] = -1.2;
+    if (j < p)
+      for (int i = p; i < m; ++i) L[i + std::size_t(j) * m] = U(g);
+  }
+  std::vector<double> A(std::size_t(m) * m, 0.0);
+  for (int j = 0; j < m; ++j)
+    for (int i = 0; i < m; ++i) {
+      double v = 0;
+      for (int k = 0; k <= std::min(i, j); ++k) v += L[i + std::size_t(k) * m] * L[j + std::size_t(k) * m];
+      A[i + std::size_t(j) * m] = v;
+    }
+  FrontOptions o;
+  o.nb = 128;
+  const Result r = factor(A, m, p, o);
+  EXPECT_EQ(r.nelim, p);
+  EXPECT_EQ(r.counts.pos, p);
+  EXPECT_LT(reconstruction_error(A, m, r), 1e-13);
 }
 
 TEST(FrontKernel, WindowAndUpdateStepsMatchTheWholeFront) {

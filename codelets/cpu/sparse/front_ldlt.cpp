@@ -2,7 +2,8 @@
 //
 // Contract: see front_ldlt.hpp. Structure: passes over the fully-summed columns in
 // windows of nb columns. Until a window has failed, a window first tries the BLAS-3 path
-// (unpivoted LDL^T of the diagonal block by recursive halving, dtrsm for the rows below,
+// (unpivoted LDL^T of the diagonal block and the inverse of its L by recursive halving;
+// the rows below times that inverse by dtrmm, or by dtrsm where the inverse is large;
 // a posteriori |L| <= 1/u check); otherwise (or if that fails, after restoring it) the
 // window is factorized in inner windows of 32 columns, each pivoted column by column with
 // 1x1/2x2 threshold pivoting (or unpivoted while the previous inner window took every
@@ -26,7 +27,7 @@ namespace {
 // Per-thread scratch buffers (window backups, W = L D blocks), kept between calls: large
 // fronts would otherwise allocate — and page-fault — fresh memory for every window.
 std::vector<double>& scratch(int which, std::size_t n) {
-  thread_local std::vector<double> buf[3];
+  thread_local std::vector<double> buf[4];
   if (buf[which].size() < n) buf[which].resize(n);
   return buf[which];
 }
@@ -236,10 +237,33 @@ void lower_update(int n, int k, const double* L, int ldl, const double* W, int l
   lower_update(n - h, k, L + h, ldl, W + h, ldw, C + h + std::size_t(h) * ldc, ldc);
 }
 
+// Largest |X(i, j)| over the strictly lower triangle of an n x n block.
+double lower_absmax(const double* X, int ldx, int n) {
+  double mx = 0;
+  for (int j = 0; j + 1 < n; ++j) mx = std::max(mx, absmax(X + std::size_t(j) * ldx + j + 1, n - j - 1, 1));
+  return mx;
+}
+
+// Above this max|L^-1(i, j)| max|L(i, j)|, B L^-T is computed by substitution (dtrsm)
+// rather than as B (L^-1)^T (dtrmm): the product's residual grows with |B| |L^-1| |L|
+// (Du Croz and Higham), substitution's only with |B L^-T| |L|.
+constexpr double kInverseBound = 1e3;
+
+// B := B L^-T for a unit lower n x n block L (ld ldl) with inverse X (ld ldx); B is
+// rows x n (ld ldb). OpenBLAS's dtrmm runs 3x faster than its dtrsm on these shapes, so
+// X is used where its entries and L's are moderate.
+void solve_right(int rows, int n, const double* L, int ldl, const double* X, int ldx, double* B, int ldb) {
+  if (lower_absmax(X, ldx, n) * std::max(1.0, lower_absmax(L, ldl, n)) <= kInverseBound)
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, rows, n, 1.0, X, ldx, B, ldb);
+  else
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, rows, n, 1.0, L, ldl, B, ldb);
+}
+
 // Unpivoted LDL^T of the n x n diagonal block A (ld lda, lower): A = L D L^T with unit L
-// stored below the diagonal and D in d. Recursive halving, so all but 32 x 32 leaves is
-// BLAS-3. False as soon as a pivot has |d| <= small (A is garbage then).
-bool diag_ldlt(double* A, int lda, int n, double* d, double small) {
+// stored below the diagonal and D in d, and X = L^-1 (unit lower, ld ldx; its diagonal
+// and strict lower triangle written). Recursive halving, so all but 32 x 32 leaves is
+// BLAS-3. False as soon as a pivot has |d| <= small (A and X are garbage then).
+bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, int ldx) {
   if (n <= 32) {
     for (int j = 0; j < n; ++j) {
       double* colj = A + std::size_t(j) * lda;
@@ -254,14 +278,25 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small) {
       for (int i = j + 1; i < n; ++i) colj[i] /= dj;
       d[j] = dj;
     }
+    for (int j = 0; j < n; ++j) {  // X(:, j) solves L x = e_j (forward substitution)
+      double* xj = X + std::size_t(j) * ldx;
+      xj[j] = 1;
+      std::fill(xj + j + 1, xj + n, 0.0);
+      for (int t = j; t < n; ++t) {
+        const double xt = xj[t];
+        if (xt == 0.0) continue;
+        const double* lt = A + std::size_t(t) * lda;
+        for (int i = t + 1; i < n; ++i) xj[i] -= lt[i] * xt;
+      }
+    }
     return true;
   }
   const int h = n / 2, r = n - h;
-  if (!diag_ldlt(A, lda, h, d, small)) return false;
+  if (!diag_ldlt(A, lda, h, d, small, X, ldx)) return false;
   double* A21 = A + h;
   double* A22 = A + h + std::size_t(h) * lda;
   // A21 := A21 L11^-T = L21 D1 (kept in W), then L21 = W D1^-1, A22 -= L21 W^T.
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, r, h, 1.0, A, lda, A21, lda);
+  solve_right(r, h, A, lda, X, ldx, A21, lda);
   std::vector<double>& W = scratch(2, std::size_t(r) * h);
   for (int j = 0; j < h; ++j) {
     double* a = A21 + std::size_t(j) * lda;
@@ -273,14 +308,22 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small) {
     }
   }
   lower_update(r, h, A21, lda, W.data(), r, A22, lda);
-  return diag_ldlt(A22, lda, r, d + h, small);
+  double* X21 = X + h;
+  double* X22 = X + h + std::size_t(h) * ldx;
+  if (!diag_ldlt(A22, lda, r, d + h, small, X22, ldx)) return false;
+  // X21 = -X22 L21 X11
+  for (int j = 0; j < h; ++j) std::copy(A21 + std::size_t(j) * lda, A21 + std::size_t(j) * lda + r, X21 + std::size_t(j) * ldx);
+  cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasUnit, r, h, 1.0, X, ldx, X21, ldx);
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, r, h, -1.0, X22, ldx, X21, ldx);
+  return true;
 }
 
 // BLAS-3 window without pivoting; false (window garbage, caller restores) on any failure.
 bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double* d) {
   const int m = f.m;
-  if (!diag_ldlt(&f.at(k, k), m, wend - k, d + k, o.small)) return false;
   const int nw = wend - k;
+  std::vector<double>& X = scratch(3, std::size_t(nw) * nw);
+  if (!diag_ldlt(&f.at(k, k), m, nw, d + k, o.small, X.data(), nw)) return false;
   if (wend < m && (m - wend) * nw <= kTinyWork) {  // A21 := A21 L11^-T, column by column
     for (int t = 0; t < nw; ++t) {
       const double* ct = &f.at(0, k + t);  // L11(:, t) above, final A21(:, t) below
@@ -292,8 +335,7 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
       }
     }
   } else if (wend < m) {
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m - wend, nw, 1.0, &f.at(k, k), m,
-                &f.at(wend, k), m);
+    solve_right(m - wend, nw, &f.at(k, k), m, X.data(), nw, &f.at(wend, k), m);
   }
   const double bound = o.unpivoted ? INFINITY : 1.0 / o.u;
   for (int j = k; j < wend; ++j) {
