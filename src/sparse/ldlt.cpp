@@ -283,15 +283,20 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
                        const std::vector<double>& ps, FactorInfo& fi) {
   const auto& S = st.sym;
   const int n = S.n;
-  std::vector<double> ux;
+  // Work arrays live as long as the thread: a fresh solver would otherwise take fresh
+  // pages from the kernel for them on every factorization (LDL needs no initial values).
+  thread_local std::vector<double> ux, y;
+  thread_local std::vector<int> pattern, flag, lnz;
   const double amax = scaled_values(A, ps, S.up, S.ui, S.usrc, ux);
   const double small = std::max(st.opts.zero_pivot * (amax > 0 ? amax : 1.0), std::numeric_limits<double>::min());
   auto& f = st.simp;
   f.li.resize(S.lp[n]);
   f.lx.resize(S.lp[n]);
   f.d.resize(n);
-  std::vector<double> y(n);
-  std::vector<int> pattern(n), flag(n), lnz(n);
+  y.resize(n);
+  pattern.resize(n);
+  flag.resize(n);
+  lnz.resize(n);
   const int done = ldl_numeric(n, const_cast<int*>(S.up.data()), const_cast<int*>(S.ui.data()), ux.data(),
                                const_cast<int*>(S.lp.data()), const_cast<int*>(S.lparent.data()), lnz.data(),
                                f.li.data(), f.lx.data(), f.d.data(), y.data(), pattern.data(), flag.data(), nullptr,
