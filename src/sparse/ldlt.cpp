@@ -12,7 +12,8 @@
 // solve() runs the triangular solves as tasks (one forward and one backward task per
 // plan entry; simplicial: one task, on the caller when tiny), then refines (x += A^-1 r) while
 // the backward error falls by at least half, then FGMRES preconditioned by the
-// factorization if the backward error is still above 10 eps. rcond() drives LAPACK's
+// factorization if the backward error is still above 10 eps (a cycle ends where its
+// residual estimate means an eps backward error). rcond() drives LAPACK's
 // dlacn2 (Hager-Higham) with unrefined solves. All run OpenBLAS single-threaded for
 // their duration (tasks are the parallelism).
 #include "stardiff/sparse/ldlt.hpp"
@@ -595,6 +596,12 @@ struct Refiner {
       residual(b, x, r.data());
       double beta = std::sqrt(std::inner_product(r.begin(), r.end(), r.begin(), 0.0));
       if (!(beta > 0)) break;
+      // The cycle stops once its residual estimate |g[k+1]| (the 2-norm, which bounds the
+      // infinity norm) means a backward error of eps for this cycle's x: further
+      // iterations would only chase rounding noise.
+      double xn = 0, bn = 0;
+      for (int i = 0; i < n; ++i) xn = std::max(xn, std::fabs(x[i])), bn = std::max(bn, std::fabs(b[i]));
+      const double target = eps * (st.anorm * xn + bn);
       std::vector<std::vector<double>> V(m + 1, std::vector<double>(n)), Z(m, std::vector<double>(n));
       std::vector<double> H((m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0);
       for (int i = 0; i < n; ++i) V[0][i] = r[i] / beta;
@@ -626,7 +633,7 @@ struct Refiner {
         g[k + 1] = -sn[k] * g[k];
         g[k] = cs[k] * g[k];
         ++its;
-        if (std::fabs(g[k + 1]) <= eps * beta || hn == 0) {
+        if (std::fabs(g[k + 1]) <= std::max(eps * beta, target) || hn == 0) {
           ++k;
           break;
         }
