@@ -170,7 +170,10 @@ std::vector<int> postorder(int n, const std::vector<int>& parent) {
 struct Ordered {
   std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
   std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
-  Pattern U0;  // upper triangle of P A P^T in the fill-reducing numbering (unsorted)
+  // Upper triangle of P A P^T in the fill-reducing numbering (unsorted). It lives in the
+  // thread, its buffers reused from analysis to analysis (fresh ones came as fresh pages,
+  // see amd_graph): valid until the next postordered() on this thread.
+  const Pattern* U0 = nullptr;
   Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
 };
 
@@ -178,8 +181,10 @@ void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
   const int n = A.n_cols;
   std::vector<int> iperm(n), parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  permuted_upper(A, iperm, o.U0);
-  etree(n, o.U0, parent);
+  thread_local Pattern t_u0;
+  permuted_upper(A, iperm, t_u0);
+  o.U0 = &t_u0;
+  etree(n, t_u0, parent);
   o.post = postorder(n, parent);
   o.ipost.resize(n);
   o.perm.resize(n);
@@ -192,7 +197,7 @@ void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
     o.parent[k] = parent[pk] == -1 ? -1 : o.ipost[parent[pk]];
   }
   for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
-  postordered_transpose(n, o.U0, o.post.data(), o.ipost.data(), o.L);
+  postordered_transpose(n, t_u0, o.post.data(), o.ipost.data(), o.L);
 }
 
 // Column counts of L (diagonal included) from the lower triangle of a postordered matrix
@@ -538,7 +543,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   if (S.simplicial) {
     // the upper triangle in the final numbering: U0's columns renumbered (rows unsorted,
     // which LDL accepts)
-    const Pattern& U0 = o.U0;
+    const Pattern& U0 = *o.U0;
     S.up.resize(std::size_t(n) + 1);
     S.ui.resize(U0.i.size());
     S.usrc.resize(U0.i.size());
@@ -566,7 +571,7 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
     fill_rows(S, col2s, [&](int i, auto&& visit) {
       const int k = o.post[i];
-      for (std::int64_t q = o.U0.p[k]; q < o.U0.p[k + 1]; ++q) visit(sn_of[o.U0.i[q]]);
+      for (std::int64_t q = o.U0->p[k]; q < o.U0->p[k + 1]; ++q) visit(sn_of[o.U0->i[q]]);
     });
   }
   // A supernode split into panel/update tasks: enough work, columns and rows for windows.
