@@ -4,8 +4,8 @@
 #include <amd.h>
 
 #include <algorithm>
-#include <vector>
 #include <numeric>
+#include <vector>
 
 namespace stardiff::detail {
 

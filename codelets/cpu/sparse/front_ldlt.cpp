@@ -312,7 +312,10 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, in
   double* X22 = X + h + std::size_t(h) * ldx;
   if (!diag_ldlt(A22, lda, r, d + h, small, X22, ldx)) return false;
   // X21 = -X22 L21 X11
-  for (int j = 0; j < h; ++j) std::copy(A21 + std::size_t(j) * lda, A21 + std::size_t(j) * lda + r, X21 + std::size_t(j) * ldx);
+  for (int j = 0; j < h; ++j) {
+    const double* l21 = A21 + std::size_t(j) * lda;
+    std::copy(l21, l21 + r, X21 + std::size_t(j) * ldx);
+  }
   cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasUnit, r, h, 1.0, X, ldx, X21, ldx);
   cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, r, h, -1.0, X22, ldx, X21, ldx);
   return true;
