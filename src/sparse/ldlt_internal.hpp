@@ -208,7 +208,9 @@ struct SolveCtx {
   const NodeFactor* nodes = nullptr;
   double* X = nullptr;
   int nrhs = 1;
-  std::vector<double>* upd = nullptr;  // per node: update vector (rows idx[nelim..), nrhs columns)
+  // per node whose parent lies in another task: its update vector (rows idx[nelim..), nrhs
+  // columns); within a task they stay on the task's stack
+  std::vector<double>* upd = nullptr;
 };
 void solve_forward(const SolveCtx& c, int lo, int hi);   // nodes lo..hi, increasing
 void solve_backward(const SolveCtx& c, int lo, int hi);  // nodes hi..lo, decreasing

@@ -412,6 +412,12 @@ void solve_forward(const SolveCtx& c, int lo, int hi) {
   const int n = S.n, nrhs = c.nrhs;
   thread_local std::vector<int> pos;  // row -> position in the current front
   if (pos.size() < std::size_t(n)) pos.assign(n, -1);
+  // Update vectors of nodes whose parent is in this range, stacked in postorder: when a
+  // node comes, its in-range children's vectors are the top of the stack, in child
+  // order. Only a range's exposed nodes leave theirs in c.upd, for another task.
+  thread_local std::vector<double> stack;
+  std::size_t top = 0;
+  auto rows_of = [&](int s) { return std::size_t(c.nodes[s].idx.size() - c.nodes[s].nelim) * std::size_t(nrhs); };
   std::vector<double> G;
   for (int s = lo; s <= hi; ++s) {
     const NodeFactor& f = c.nodes[s];
@@ -420,16 +426,23 @@ void solve_forward(const SolveCtx& c, int lo, int hi) {
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < ne; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
     if (S.child_ptr[s + 1] > S.child_ptr[s]) {
+      std::size_t seg = top;  // start of the in-range children's vectors
+      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k)
+        if (S.child_list[k] >= lo) seg -= rows_of(S.child_list[k]);
       for (int t = 0; t < m; ++t) pos[f.idx[t]] = t;
+      std::size_t at = seg;
       for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
         const int ch = S.child_list[k];
         const NodeFactor& cf = c.nodes[ch];
         const int cm = int(cf.idx.size()), cne = cf.nelim, rows = cm - cne;
-        std::vector<double>& u = c.upd[ch];
+        const bool stacked = ch >= lo;
+        const double* u = stacked ? stack.data() + at : c.upd[ch].data();
         for (int r = 0; r < nrhs; ++r)
           for (int t = 0; t < rows; ++t) G[pos[cf.idx[cne + t]] + std::size_t(r) * m] += u[t + std::size_t(r) * rows];
-        std::vector<double>().swap(u);
+        if (stacked) at += rows_of(ch);
+        else std::vector<double>().swap(c.upd[ch]);
       }
+      top = seg;
       for (int t = 0; t < m; ++t) pos[f.idx[t]] = -1;
     }
     if (ne > 0) {
@@ -464,8 +477,15 @@ void solve_forward(const SolveCtx& c, int lo, int hi) {
         for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
     }
     const int rows = m - ne;
-    std::vector<double>& u = c.upd[s];
-    u.resize(std::size_t(rows) * nrhs);
+    double* u;
+    if (S.sn_parent[s] != -1 && S.sn_parent[s] <= hi) {  // for the parent, in this range
+      if (stack.size() < top + rows_of(s)) stack.resize(top + rows_of(s));
+      u = stack.data() + top;
+      top += rows_of(s);
+    } else {
+      c.upd[s].resize(rows_of(s));
+      u = c.upd[s].data();
+    }
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < rows; ++t) u[t + std::size_t(r) * rows] = G[ne + t + std::size_t(r) * m];
   }
