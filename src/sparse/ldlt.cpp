@@ -568,8 +568,9 @@ struct Refiner {
         x[o + std::size_t(r) * n] = st.scale[o] * y[i + std::size_t(r) * n];
       }
   }
-  // r = b - A x, returns the backward error.
-  double residual(const double* b, const double* x, double* r) {
+  // r = b - A x, returns the backward error ||r|| / den; den = ||A|| ||x|| + ||b|| (inf-norms)
+  // goes to *den_out when given.
+  double residual(const double* b, const double* x, double* r, double* den_out = nullptr) {
     multiply(st.a, x, r);
     double rn = 0, xn = 0, bn = 0;
     for (int i = 0; i < n; ++i) {
@@ -580,6 +581,7 @@ struct Refiner {
     }
     if (st.anorm < 0) st.anorm = n > 0 ? norm_inf(st.a) : 0.0;
     const double den = st.anorm * xn + bn;
+    if (den_out) *den_out = den;
     if (!std::isfinite(rn)) return std::numeric_limits<double>::infinity();
     return den > 0 ? rn / den : (rn > 0 ? std::numeric_limits<double>::infinity() : 0.0);
   }
@@ -593,15 +595,14 @@ struct Refiner {
     double best_berr = berr;
     while (its < maxit && best_berr > 10 * eps) {
       const int m = std::max(1, std::min(restart, maxit - its));
-      residual(b, x, r.data());
-      double beta = std::sqrt(std::inner_product(r.begin(), r.end(), r.begin(), 0.0));
-      if (!(beta > 0)) break;
       // The cycle stops once its residual estimate |g[k+1]| (the 2-norm, which bounds the
       // infinity norm) means a backward error of eps for this cycle's x: further
       // iterations would only chase rounding noise.
-      double xn = 0, bn = 0;
-      for (int i = 0; i < n; ++i) xn = std::max(xn, std::fabs(x[i])), bn = std::max(bn, std::fabs(b[i]));
-      const double target = eps * (st.anorm * xn + bn);
+      double den = 0;
+      residual(b, x, r.data(), &den);
+      const double target = eps * den;
+      double beta = std::sqrt(std::inner_product(r.begin(), r.end(), r.begin(), 0.0));
+      if (!(beta > 0)) break;
       std::vector<std::vector<double>> V(m + 1, std::vector<double>(n)), Z(m, std::vector<double>(n));
       std::vector<double> H((m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0);
       for (int i = 0; i < n; ++i) V[0][i] = r[i] / beta;
