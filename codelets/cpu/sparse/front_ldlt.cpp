@@ -260,10 +260,11 @@ void solve_right(int rows, int n, const double* L, int ldl, const double* X, int
 }
 
 // Unpivoted LDL^T of the n x n diagonal block A (ld lda, lower): A = L D L^T with unit L
-// stored below the diagonal and D in d, and X = L^-1 (unit lower, ld ldx; its diagonal
-// and strict lower triangle written). Recursive halving, so all but 32 x 32 leaves is
-// BLAS-3. False as soon as a pivot has |d| <= small (A and X are garbage then).
-bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, int ldx) {
+// stored below the diagonal and D in d, and with `inverse` X = L^-1 (unit lower, ld ldx;
+// its diagonal and strict lower triangle written; without, X is scratch: each level still
+// inverts its leading half for its own rows below). Recursive halving, so all but 32 x 32
+// leaves is BLAS-3. False as soon as a pivot has |d| <= small (A and X are garbage then).
+bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, int ldx, bool inverse) {
   if (n <= 32) {
     for (int j = 0; j < n; ++j) {
       double* colj = A + std::size_t(j) * lda;
@@ -278,6 +279,7 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, in
       for (int i = j + 1; i < n; ++i) colj[i] /= dj;
       d[j] = dj;
     }
+    if (!inverse) return true;
     for (int j = 0; j < n; ++j) {  // X(:, j) solves L x = e_j (forward substitution)
       double* xj = X + std::size_t(j) * ldx;
       xj[j] = 1;
@@ -292,7 +294,7 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, in
     return true;
   }
   const int h = n / 2, r = n - h;
-  if (!diag_ldlt(A, lda, h, d, small, X, ldx)) return false;
+  if (!diag_ldlt(A, lda, h, d, small, X, ldx, true)) return false;
   double* A21 = A + h;
   double* A22 = A + h + std::size_t(h) * lda;
   // A21 := A21 L11^-T = L21 D1 (kept in W), then L21 = W D1^-1, A22 -= L21 W^T.
@@ -310,7 +312,8 @@ bool diag_ldlt(double* A, int lda, int n, double* d, double small, double* X, in
   lower_update(r, h, A21, lda, W.data(), r, A22, lda);
   double* X21 = X + h;
   double* X22 = X + h + std::size_t(h) * ldx;
-  if (!diag_ldlt(A22, lda, r, d + h, small, X22, ldx)) return false;
+  if (!diag_ldlt(A22, lda, r, d + h, small, X22, ldx, inverse)) return false;
+  if (!inverse) return true;
   // X21 = -X22 L21 X11
   for (int j = 0; j < h; ++j) {
     const double* l21 = A21 + std::size_t(j) * lda;
@@ -326,8 +329,9 @@ bool fast_window(const Front& f, int k, int wend, const FrontOptions& o, double*
   const int m = f.m;
   const int nw = wend - k;
   std::vector<double>& X = scratch(3, std::size_t(nw) * nw);
-  if (!diag_ldlt(&f.at(k, k), m, nw, d + k, o.small, X.data(), nw)) return false;
-  if (wend < m && (m - wend) * nw <= kTinyWork) {  // A21 := A21 L11^-T, column by column
+  const bool tiny = (m - wend) * nw <= kTinyWork;  // rows below, if any, by a hand loop
+  if (!diag_ldlt(&f.at(k, k), m, nw, d + k, o.small, X.data(), nw, !tiny)) return false;
+  if (wend < m && tiny) {  // A21 := A21 L11^-T, column by column
     for (int t = 0; t < nw; ++t) {
       const double* ct = &f.at(0, k + t);  // L11(:, t) above, final A21(:, t) below
       for (int j = t + 1; j < nw; ++j) {
