@@ -304,26 +304,37 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
                                nullptr);
   if (done != n) return false;
   fi = FactorInfo{};
-  fi.min_pivot = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < n; ++k) {
-    const double a = std::fabs(f.d[k]);
-    if (!(a > small) || !std::isfinite(a)) return false;
-    (f.d[k] > 0 ? fi.inertia.pos : fi.inertia.neg)++;
-    fi.min_pivot = std::min(fi.min_pivot, a);
-    fi.max_pivot = std::max(fi.max_pivot, a);
+  {  // locals: through fi's fields every iteration waited for the previous one's store
+    std::int64_t pos = 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    bool ok = true;
+    for (int k = 0; k < n; ++k) {
+      const double a = std::fabs(f.d[k]);
+      ok &= a > small && a <= std::numeric_limits<double>::max();  // false for NaN too
+      pos += f.d[k] > 0;
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    if (!ok) return false;
+    fi.inertia.pos = pos;
+    fi.inertia.neg = n - pos;
+    fi.min_pivot = lo;
+    fi.max_pivot = hi;
   }
   // Kept if threshold pivoting would take these diagonal pivots (|l| <= 1/u), or under
   // the unpivoted rule (see ldlt.hpp): pivot signs = diagonal signs, bounded growth.
+  // ldl_numeric completed every column, so L's columns fill lx[0, lp[n]) exactly.
   const double u = st.opts.pivot_threshold;
   bool threshold_ok = true;
   if (u > 0) {
     const double bound = 1.0 / u;
-    for (int k = 0; k < n && threshold_ok; ++k)
-      for (int q = S.lp[k]; q < S.lp[k] + lnz[k]; ++q)
-        if (!(std::fabs(f.lx[q]) <= bound)) {
-          threshold_ok = false;
-          break;
-        }
+    const double* lx = f.lx.data();
+    const std::size_t nl = std::size_t(S.lp[n]);
+    for (std::size_t q0 = 0; q0 < nl && threshold_ok; q0 += 4096) {  // branch-free blocks
+      bool bad = false;
+      for (std::size_t q = q0; q < std::min(nl, q0 + 4096); ++q) bad |= !(std::fabs(lx[q]) <= bound);
+      threshold_ok = !bad;
+    }
   }
   fi.pivoting = "threshold";
   if (!threshold_ok) {
@@ -345,6 +356,7 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
     fi.pivoting = "none";
   }
   fi.flops = S.exact_flops;
+  fi.nnz_l = S.exact_lnz;
   fi.tasks = 1;
   fi.mode = "simplicial";
   f.ok = true;
@@ -515,6 +527,10 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     fi.delayed += x.delayed;
     fi.static_pivots += x.static_pivots;
     fi.flops += x.flops;
+  }
+  for (const auto& nf : st.nodes) {
+    const std::int64_t m = std::int64_t(nf.idx.size()), k = nf.nelim;
+    fi.nnz_l += k * m - k * (k - 1) / 2;
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
