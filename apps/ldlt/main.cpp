@@ -391,12 +391,17 @@ int run(const Args& args) {
   }
   const bool accurate = relres <= args.tol;
   const char* status = singular ? "singular" : (accurate ? "solved" : "inaccurate");
-  const double gflops = factor_s > 0 ? (fi.flops > 0 ? fi.flops : ai.flops) / factor_s * 1e-9 : 0.0;
+  // L and flops of the factorization that ran (simplicial mode: exact, below the analysis's
+  // supernodal prediction); the prediction when none ran
+  const double flops = fi.flops > 0 ? fi.flops : ai.flops;
+  const long long nnz_l = static_cast<long long>(fi.nnz_l > 0 ? fi.nnz_l : ai.nnz_l);
+  const double gflops = factor_s > 0 ? flops / factor_s * 1e-9 : 0.0;
 
   if (args.json) {
     apps::JsonWriter j;
     j.field("matrix", args.matrix).field("n", ai.n).field("nnz_a", ai.nnz_a);
-    j.field("nnz_lower", static_cast<long long>(A.nnz())).field("nnz_l", ai.nnz_l).field("flops", ai.flops);
+    j.field("nnz_lower", static_cast<long long>(A.nnz())).field("nnz_l", nnz_l).field("flops", flops);
+    j.field("nnz_l_predicted", ai.nnz_l).field("flops_predicted", ai.flops);
     j.field("ordering", to_string(ai.ordering)).field("mode", fi.mode.empty() ? ai.mode : fi.mode);
     j.field("supernodes", ai.supernodes).field("levels", ai.levels);
     j.field("tasks", static_cast<long long>(factor_tasks)).field("planned_tasks", ai.tasks);
@@ -417,7 +422,7 @@ int run(const Args& args) {
   } else {
     std::printf("matrix        %s\n", args.matrix.c_str());
     std::printf("n             %lld   nnz(A) %lld   nnz(L) %lld   %.4g GFlop\n", static_cast<long long>(ai.n),
-                static_cast<long long>(ai.nnz_a), static_cast<long long>(ai.nnz_l), ai.flops * 1e-9);
+                static_cast<long long>(ai.nnz_a), nnz_l, flops * 1e-9);
     std::printf("analysis      %s ordering, %lld supernodes, %lld levels, mode %s\n", to_string(ai.ordering),
                 static_cast<long long>(ai.supernodes), static_cast<long long>(ai.levels),
                 (fi.mode.empty() ? ai.mode : fi.mode).c_str());

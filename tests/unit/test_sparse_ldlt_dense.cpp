@@ -347,6 +347,35 @@ TEST(SparseLdltDense, PredictedNnzMatchesDenseCount) {
   EXPECT_EQ(sparse::detail::predicted_nnz_l(A, rev), 2 * n - 1);
 }
 
+TEST(SparseLdltDense, FactorInfoCountsTheLThatWasStored) {
+  // Tridiagonal, natural order: exact nnz(L) is the pattern itself (2n - 1), flops
+  // sum_j cnt_j^2 = 4(n - 1) + 1. Simplicial mode stores exactly that, below the analysis's
+  // supernodal prediction (relaxed amalgamation merges the one-column supernodes and
+  // stores explicit zeros); the multifrontal factorization stores the prediction.
+  int n = 200;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int j = 0; j < n; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(4.0);
+    if (j + 1 < n) r.push_back(j + 1), c.push_back(j), v.push_back(-1.0);
+  }
+  auto A = from_triplets(n, n, r, c, v, true);
+  Ldlt simp({.ordering = Ordering::Natural});
+  const std::int64_t predicted = simp.analyze(A).nnz_l;
+  const FactorInfo fs = simp.factorize(A);
+  ASSERT_EQ(fs.mode, "simplicial");
+  EXPECT_EQ(fs.nnz_l, 2 * n - 1);
+  EXPECT_EQ(fs.flops, 4.0 * (n - 1) + 1);
+  EXPECT_GT(predicted, 2 * n - 1);
+  Ldlt multi({.ordering = Ordering::Natural, .simplicial_switch = 0});
+  EXPECT_EQ(multi.analyze(A).nnz_l, predicted);
+  const FactorInfo fm = multi.factorize(A);
+  EXPECT_NE(fm.mode, "simplicial");
+  EXPECT_EQ(fm.delayed, 0);
+  EXPECT_EQ(fm.nnz_l, predicted);
+  EXPECT_GT(fm.flops, fs.flops);
+}
+
 TEST(SparseLdltDense, Int64IndicesGiveTheSameFactorization) {
   // An int64-indexed matrix is narrowed (to_csc32) and factorized like its int32 twin:
   // same factors bitwise, same solution; a pattern that changes between analyze and

@@ -79,7 +79,8 @@ struct LdltOptions {
 };
 
 struct AnalyzeInfo {
-  std::int64_t n = 0, nnz_a = 0, nnz_l = 0;
+  std::int64_t n = 0, nnz_a = 0;
+  std::int64_t nnz_l = 0;  // predicted for the supernodal factorization (diagonal counted)
   double flops = 0;  // predicted factorization flops
   Ordering ordering = Ordering::Auto;  // the one used
   std::int64_t supernodes = 0, levels = 0, tasks = 0;
@@ -97,6 +98,9 @@ struct FactorInfo {
   double gflops = 0;
   std::int64_t tasks = 0;
   double flops = 0;        // flops actually performed (with delayed columns)
+  std::int64_t nnz_l = 0;  // entries of L (diagonal counted) the factorization that ran holds:
+                           // simplicial: exact, as CHOLMOD counts; multifrontal: the supernodal
+                           // trapezoids (amalgamation zeros and delayed columns included)
   double factor_s = 0;     // wall-clock seconds of the numeric factorization
   double min_pivot = 0, max_pivot = 0;  // smallest / largest |eigenvalue| of D (scaled matrix)
   std::string mode;        // the factorization that ran: "simplicial", "single-task" or "tree"
