@@ -527,10 +527,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     fi.delayed += x.delayed;
     fi.static_pivots += x.static_pivots;
     fi.flops += x.flops;
-  }
-  for (const auto& nf : st.nodes) {
-    const std::int64_t m = std::int64_t(nf.idx.size()), k = nf.nelim;
-    fi.nnz_l += k * m - k * (k - 1) / 2;
+    fi.nnz_l += x.nnz_l;
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;

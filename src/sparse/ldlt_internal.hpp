@@ -149,6 +149,7 @@ inline void release_cb(NodeCb& cb) {
 struct NodeStats {
   std::int64_t pos = 0, neg = 0, zero = 0, two_by_two = 0, delayed = 0, static_pivots = 0;
   double flops = 0;
+  std::int64_t nnz_l = 0;  // entries of this node's L (its trapezoid, diagonal counted)
   double min_pivot = 0, max_pivot = 0;  // over |eigenvalues| of this node's D blocks
 };
 

@@ -251,6 +251,7 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
       fl += c * c;
     }
     st.flops = fl;
+    st.nnz_l = std::int64_t(nelim) * m - std::int64_t(nelim) * (nelim - 1) / 2;
   }
   if (!root) {
     NodeCb& cb = ctx.cbs[s];
