@@ -9,7 +9,8 @@
 // plan (small subtrees grouped into one task) and, for a simplicial candidate, the upper
 // triangle and symbolic data SuiteSparse LDL needs (its row structures wait for
 // complete_row_structures). AMD runs through core/amd_graph. Deterministic for a given
-// input.
+// input, also with analyses in concurrent threads (METIS calls are serialized; see
+// MetisRandGuard).
 // Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering;
 // then one permuted upper triangle U0 feeds the elimination tree, one sorted transpose
 // into the postordered lower triangle (counts, assembly map), the row-subtree walk that
@@ -19,6 +20,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -257,6 +260,31 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
   return perm;
 }
 
+// METIS draws its random numbers from the C library's rand() and reseeds it on every call:
+// two calls at once in one process interleave one shared sequence, and each gets an
+// ordering that differs from its serial one (and so do the factors). Calls are therefore
+// serialized, and each runs on a private rand() state that leaves the caller's sequence
+// where it was (glibc's rand() is random(); initstate/setstate switch its state array).
+// A program that calls rand() in another thread while METIS runs can still perturb it.
+class MetisRandGuard {
+ public:
+  MetisRandGuard() : lock_(mutex()) {
+    static char state[256];
+    prev_ = initstate(1, state, sizeof state);  // METIS reseeds it anyway
+  }
+  ~MetisRandGuard() { setstate(prev_); }
+  MetisRandGuard(const MetisRandGuard&) = delete;
+  MetisRandGuard& operator=(const MetisRandGuard&) = delete;
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> lock_;
+  char* prev_ = nullptr;
+};
+
 std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
   std::vector<int> perm(n), iperm(n);
   if (p[n] == 0) {  // METIS rejects graphs without edges
@@ -268,7 +296,11 @@ std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
-  int st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());
+  int st;
+  {
+    MetisRandGuard guard;
+    st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());
+  }
   if (st != METIS_OK) throw Error("Ldlt::analyze: METIS_NodeND failed (status " + std::to_string(st) + ")");
   for (int k = 0; k < n; ++k) perm[k] = int(mp[k]);
   return perm;

@@ -6,14 +6,17 @@
 // relative residual <= 1e-10; refactorization reuses the analysis; misuse throws; the
 // simplicial mode is kept exactly when threshold pivoting would take the diagonal pivots;
 // rcond() agrees with the dense inverse's 1-norm condition number and flags a matrix
-// singular to working precision whose pivots pass.
+// singular to working precision whose pivots pass; METIS analyses in concurrent threads
+// reproduce the serial ordering and leave the caller's rand() sequence alone.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/sparse/csc_matrix.hpp"
@@ -293,6 +296,64 @@ TEST(SparseLdltDense, SingularSparseLaplacian) {
     EXPECT_TRUE(fi.singular);
     expect_inertia(fi.inertia, {n - 1, 0, 1});
   }
+}
+
+// 7-point Laplacian on an N^3 grid (lower triangle): big enough for METIS to draw many
+// random numbers.
+CscMatrix32 laplacian3d(int N) {
+  const int n = N * N * N;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  const auto id = [N](int x, int y, int z) { return (z * N + y) * N + x; };
+  for (int z = 0; z < N; ++z)
+    for (int y = 0; y < N; ++y)
+      for (int x = 0; x < N; ++x) {
+        const int k = id(x, y, z);
+        r.push_back(k), c.push_back(k), v.push_back(6.0);
+        if (x + 1 < N) r.push_back(id(x + 1, y, z)), c.push_back(k), v.push_back(-1.0);
+        if (y + 1 < N) r.push_back(id(x, y + 1, z)), c.push_back(k), v.push_back(-1.0);
+        if (z + 1 < N) r.push_back(id(x, y, z + 1)), c.push_back(k), v.push_back(-1.0);
+      }
+  return from_triplets(n, n, r, c, v, true);
+}
+
+TEST(SparseLdltDense, MetisAnalysesInConcurrentThreadsReproduceTheSerialOrdering) {
+  // METIS draws from the C library's rand(): unserialized, two analyses at once
+  // interleave one sequence and both orderings differ from the serial one.
+  const auto A = laplacian3d(14);
+  const LdltOptions o{.ordering = Ordering::Metis};
+  Ldlt serial(o);
+  serial.analyze(A);
+  const std::vector<std::int32_t> expected = serial.permutation();
+  int differing = 0;
+  for (int round = 0; round < 6; ++round) {
+    std::vector<std::int32_t> got[2];
+    std::thread t0([&] {
+      Ldlt l(o);
+      l.analyze(A);
+      got[0] = l.permutation();
+    });
+    std::thread t1([&] {
+      Ldlt l(o);
+      l.analyze(A);
+      got[1] = l.permutation();
+    });
+    t0.join();
+    t1.join();
+    differing += (got[0] != expected) + (got[1] != expected);
+  }
+  EXPECT_EQ(differing, 0);
+}
+
+TEST(SparseLdltDense, MetisAnalysisLeavesTheCallersRandSequence) {
+  const auto A = laplacian3d(10);
+  std::srand(77);
+  const int first = std::rand(), second = std::rand();
+  std::srand(77);
+  EXPECT_EQ(std::rand(), first);
+  Ldlt ldlt({.ordering = Ordering::Metis});
+  ldlt.analyze(A);  // METIS reseeds rand() and draws from it
+  EXPECT_EQ(std::rand(), second);
 }
 
 TEST(SparseLdltDense, MultipleRhsAndRefactorization) {
