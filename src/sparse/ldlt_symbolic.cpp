@@ -269,8 +269,10 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
 class MetisRandGuard {
  public:
   MetisRandGuard() : lock_(mutex()) {
-    static char state[256];
-    prev_ = initstate(1, state, sizeof state);  // METIS reseeds it anyway
+    // 128 bytes: glibc's default generator (TYPE_3), so METIS's srand(seed) gives the
+    // sequence, hence the ordering, it gives in a program that never switched states
+    static char state[128];
+    prev_ = initstate(1, state, sizeof state);  // METIS reseeds it
   }
   ~MetisRandGuard() { setstate(prev_); }
   MetisRandGuard(const MetisRandGuard&) = delete;

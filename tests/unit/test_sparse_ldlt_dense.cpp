@@ -7,9 +7,11 @@
 // simplicial mode is kept exactly when threshold pivoting would take the diagonal pivots;
 // rcond() agrees with the dense inverse's 1-norm condition number and flags a matrix
 // singular to working precision whose pivots pass; METIS analyses in concurrent threads
-// reproduce the serial ordering and leave the caller's rand() sequence alone.
+// reproduce the serial ordering, equal a plain METIS_NodeND call's, and leave the
+// caller's rand() sequence alone.
 #include <gtest/gtest.h>
 #include <lapacke.h>
+#include <metis.h>
 
 #include <algorithm>
 #include <cmath>
@@ -354,6 +356,34 @@ TEST(SparseLdltDense, MetisAnalysisLeavesTheCallersRandSequence) {
   Ldlt ldlt({.ordering = Ordering::Metis});
   ldlt.analyze(A);  // METIS reseeds rand() and draws from it
   EXPECT_EQ(std::rand(), second);
+}
+
+TEST(SparseLdltDense, MetisOrderingIsThatOfAPlainMetisCall) {
+  // The guard's private rand() state must be glibc's default generator: another one
+  // seeded alike gives another sequence, hence another ordering than METIS gives in any
+  // program that calls it directly.
+  const auto A = laplacian3d(10);
+  const int n = A.n_cols;
+  std::vector<std::vector<idx_t>> adj(n);
+  for (int j = 0; j < n; ++j)
+    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+      if (A.row_idx[k] != j) adj[j].push_back(A.row_idx[k]), adj[A.row_idx[k]].push_back(j);
+  std::vector<idx_t> xadj(1, 0), adjncy;
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    adjncy.insert(adjncy.end(), a.begin(), a.end());
+    xadj.push_back(idx_t(adjncy.size()));
+  }
+  idx_t nv = n, options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  std::vector<idx_t> perm(n), iperm(n);
+  ASSERT_EQ(METIS_NodeND(&nv, xadj.data(), adjncy.data(), nullptr, options, perm.data(), iperm.data()), METIS_OK);
+  Ldlt via_metis({.ordering = Ordering::Metis});
+  via_metis.analyze(A);
+  Ldlt via_user({.ordering = Ordering::User, .user_perm = std::vector<int>(perm.begin(), perm.end())});
+  via_user.analyze(A);  // the same postorder of the same elimination tree
+  EXPECT_EQ(via_metis.permutation(), via_user.permutation());
 }
 
 TEST(SparseLdltDense, MultipleRhsAndRefactorization) {
