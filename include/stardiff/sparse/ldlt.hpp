@@ -8,6 +8,10 @@
 //    With an executor it runs as one task there (run_on_worker), not on the caller —
 //    except for tiny patterns (< 4000 stored entries), where the round trip costs more;
 //    in simplicial mode their factorization and solves run on the caller too.
+//    Analyses in concurrent threads give the orderings they give alone: METIS draws from
+//    the C library's rand(), so its calls are serialized and run on a private rand()
+//    state (the caller's sequence is left where it was; another thread calling rand()
+//    while METIS runs can still perturb it).
 //  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
 //    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
 //    says singular, inertia and pivot counts. Results are bitwise identical for the same
