@@ -12,30 +12,13 @@
 #include "stardiff/sparse/ldlt.hpp"
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
+#include "sparse_laplacian.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::laplacian3d;
 
 namespace {
-CscMatrix32 laplacian3d(int k, bool neumann) {
-  int n = k * k * k;
-  std::vector<int> r, c;
-  std::vector<double> v, deg(n, 0.0);
-  for (int z = 0; z < k; ++z)
-    for (int y = 0; y < k; ++y)
-      for (int x = 0; x < k; ++x) {
-        int i = x + k * (y + k * z);
-        for (int s : {1, k, k * k}) {
-          bool ok = (s == 1 && x + 1 < k) || (s == k && y + 1 < k) || (s == k * k && z + 1 < k);
-          if (!ok) continue;
-          r.push_back(i + s), c.push_back(i), v.push_back(-1.0);
-          deg[i] += 1, deg[i + s] += 1;
-        }
-      }
-  for (int i = 0; i < n; ++i) r.push_back(i), c.push_back(i), v.push_back(neumann ? deg[i] : 6.0);
-  return from_triplets(n, n, r, c, v, true);
-}
-
 // [[H, B^T], [B, -delta I]] with H a 2-D Laplacian plus random coupling, zero (2,2) block.
 CscMatrix32 kkt(int k, int m1) {
   std::mt19937 g(11);

@@ -24,11 +24,13 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "single_thread_blas.hpp"
+#include "sparse_laplacian.hpp"
 #include "sparse_residual.hpp"
 #include "sparse_wide.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::laplacian3d;
 using stardiff::testing::relres;
 
 namespace {
@@ -298,25 +300,6 @@ TEST(SparseLdltDense, SingularSparseLaplacian) {
     EXPECT_TRUE(fi.singular);
     expect_inertia(fi.inertia, {n - 1, 0, 1});
   }
-}
-
-// 7-point Laplacian on an N^3 grid (lower triangle): big enough for METIS to draw many
-// random numbers.
-CscMatrix32 laplacian3d(int N) {
-  const int n = N * N * N;
-  std::vector<int> r, c;
-  std::vector<double> v;
-  const auto id = [N](int x, int y, int z) { return (z * N + y) * N + x; };
-  for (int z = 0; z < N; ++z)
-    for (int y = 0; y < N; ++y)
-      for (int x = 0; x < N; ++x) {
-        const int k = id(x, y, z);
-        r.push_back(k), c.push_back(k), v.push_back(6.0);
-        if (x + 1 < N) r.push_back(id(x + 1, y, z)), c.push_back(k), v.push_back(-1.0);
-        if (y + 1 < N) r.push_back(id(x, y + 1, z)), c.push_back(k), v.push_back(-1.0);
-        if (z + 1 < N) r.push_back(id(x, y, z + 1)), c.push_back(k), v.push_back(-1.0);
-      }
-  return from_triplets(n, n, r, c, v, true);
 }
 
 TEST(SparseLdltDense, MetisAnalysesInConcurrentThreadsReproduceTheSerialOrdering) {
