@@ -10,7 +10,7 @@
 // triangle and symbolic data SuiteSparse LDL needs (its row structures wait for
 // complete_row_structures). AMD runs through core/amd_graph. Deterministic for a given
 // input, also with analyses in concurrent threads (METIS calls are serialized; see
-// MetisRandGuard).
+// metis_perm).
 // Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering;
 // then one permuted upper triangle U0 feeds the elimination tree, one sorted transpose
 // into the postordered lower triangle (counts, assembly map), the row-subtree walk that
@@ -260,33 +260,6 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
   return perm;
 }
 
-// METIS draws its random numbers from the C library's rand() and reseeds it on every call:
-// two calls at once in one process interleave one shared sequence, and each gets an
-// ordering that differs from its serial one (and so do the factors). Calls are therefore
-// serialized, and each runs on a private rand() state that leaves the caller's sequence
-// where it was (glibc's rand() is random(); initstate/setstate switch its state array).
-// A program that calls rand() in another thread while METIS runs can still perturb it.
-class MetisRandGuard {
- public:
-  MetisRandGuard() : lock_(mutex()) {
-    // 128 bytes: glibc's default generator (TYPE_3), so METIS's srand(seed) gives the
-    // sequence, hence the ordering, it gives in a program that never switched states
-    static char state[128];
-    prev_ = initstate(1, state, sizeof state);  // METIS reseeds it
-  }
-  ~MetisRandGuard() { setstate(prev_); }
-  MetisRandGuard(const MetisRandGuard&) = delete;
-  MetisRandGuard& operator=(const MetisRandGuard&) = delete;
-
- private:
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  std::lock_guard<std::mutex> lock_;
-  char* prev_ = nullptr;
-};
-
 std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
   std::vector<int> perm(n), iperm(n);
   if (p[n] == 0) {  // METIS rejects graphs without edges
@@ -298,10 +271,22 @@ std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
+  // METIS draws its random numbers from the C library's rand() and reseeds it on every
+  // call: two calls at once in one process would interleave one shared sequence, each
+  // getting an ordering (and factors) other than its serial one. Calls are therefore
+  // serialized, each on a private rand() state that leaves the caller's sequence where it
+  // was (glibc's rand() is random(); initstate/setstate switch its state array). 128
+  // bytes is glibc's default generator (TYPE_3), so METIS's srand(seed) gives the
+  // ordering it gives in any program that calls it directly. A program calling rand() in
+  // another thread while METIS runs can still perturb it.
   int st;
   {
-    MetisRandGuard guard;
-    st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());
+    static std::mutex metis_mutex;
+    static char rand_state[128];
+    const std::lock_guard<std::mutex> lock(metis_mutex);
+    char* caller_state = initstate(1, rand_state, sizeof rand_state);  // METIS reseeds it
+    st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());  // C: no throw
+    setstate(caller_state);
   }
   if (st != METIS_OK) throw Error("Ldlt::analyze: METIS_NodeND failed (status " + std::to_string(st) + ")");
   for (int k = 0; k < n; ++k) perm[k] = int(mp[k]);
