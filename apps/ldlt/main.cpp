@@ -234,6 +234,7 @@ class CountingExecutor final : public Executor {
   }
   void wait_all() override { inner_.wait_all(); }
   const char* kind() const override { return inner_.kind(); }
+  int concurrency() const override { return inner_.concurrency(); }
   std::size_t tasks_submitted() const override { return count_.load(std::memory_order_relaxed); }
 
  private:

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 
 
 namespace stardiff::mesh {
@@ -45,14 +43,10 @@ Block::Block(Executor& exec, std::string name, std::vector<int> size, int tiles)
   }
   require(tiles >= 0, "stardiff::mesh::Block '" + name_ + "': tiles must be >= 0");
   if (tiles == 0) {
-    tiles = 1;
-    if (std::strcmp(exec.kind(), "sequential") != 0) {
-      // 2 x CPU workers keeps a few tasks per worker per loop (load balance) while each
-      // task streams many rows (task overhead stays far below the work).
-      int workers = static_cast<int>(std::thread::hardware_concurrency());
-      if (const char* e = std::getenv("STARPU_NCPU")) workers = std::atoi(e);
-      tiles = 2 * std::max(1, workers);
-    }
+    // 2 tiles per worker keeps a few tasks per worker per loop (load balance) while each
+    // task streams many rows (task overhead stays far below the work).
+    const int workers = exec.concurrency();
+    tiles = workers <= 1 ? 1 : 2 * workers;
   }
   int rows = size_[dims_ - 1];
   tiles = std::min(tiles, rows);

@@ -84,7 +84,7 @@ class NewtonSystem {
 
     const std::int32_t npvpq = ix_.npvpq(), npv = ix_.npv();
     int nb = o.blocks;
-    if (nb <= 0) nb = std::string(exec.kind()) == "sequential" ? 1 : npvpq >= 4096 ? 4 : npvpq >= 1024 ? 2 : 1;
+    if (nb <= 0) nb = exec.concurrency() <= 1 ? 1 : npvpq >= 4096 ? 4 : npvpq >= 1024 ? 2 : 1;
     nb = std::max(1, std::min<int>(nb, std::max(npvpq, 1)));
     for (int b = 0; b < nb && npvpq > 0; ++b) {
       auto blk = std::make_unique<Block>();

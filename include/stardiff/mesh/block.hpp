@@ -5,7 +5,7 @@
 //    every loop over it submits to. It fixes the tiling: the outermost dimension
 //    (x in 1-D, y in 2-D, z in 3-D) is split into `tiles` contiguous row ranges
 //    [bound(t), bound(t+1)); every Dat on the block is stored as one handle per tile.
-//    tiles = 0 picks 2 x STARPU_NCPU (else 2 x cores; 1 under the sequential executor),
+//    tiles = 0 picks 2 per worker of the executor (1 where exec.concurrency() is 1),
 //    clipped so that every tile keeps at least one row.
 //  * A Range is a box [lo[d], hi[d]) in block coordinates (may reach into halos).
 //  * A Stencil is a list of integer offsets, one per dimension of its block.

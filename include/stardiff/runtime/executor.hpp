@@ -64,7 +64,10 @@ class Executor {
   virtual void submit(const Codelet& cl, std::span<const DataAccess> data, const void* args,
                       std::size_t args_size, const TaskOptions& opts) = 0;
   virtual void wait_all() = 0;
-  virtual const char* kind() const = 0;
+  virtual const char* kind() const = 0;  // for reports only: algorithms ask concurrency()
+  // How many tasks can run at once (1: tasks run one after another, in submission order).
+  // Algorithms size their task grain from this, never from the kind or the environment.
+  virtual int concurrency() const = 0;
   virtual std::size_t tasks_submitted() const = 0;
 
   template <class A>
@@ -86,6 +89,7 @@ class SequentialExecutor final : public Executor {
               std::size_t args_size, const TaskOptions& opts) override;
   void wait_all() override;
   const char* kind() const override { return "sequential"; }
+  int concurrency() const override { return 1; }
   std::size_t tasks_submitted() const override { return count_; }
 
  private:
@@ -103,6 +107,7 @@ class RecordingExecutor final : public Executor {
               std::size_t args_size, const TaskOptions& opts) override;
   void wait_all() override;
   const char* kind() const override { return "recording"; }
+  int concurrency() const override { return inner_ ? inner_->concurrency() : 1; }
   std::size_t tasks_submitted() const override { return tasks_.size(); }
 
   struct Task {

@@ -105,6 +105,7 @@ class StarpuExecutor final : public Executor {
               std::size_t args_size, const TaskOptions& opts) override;
   void wait_all() override;
   const char* kind() const override { return "starpu"; }
+  int concurrency() const override;  // StarPU's CPU and CUDA workers
   std::size_t tasks_submitted() const override { return count_; }
 
  private:

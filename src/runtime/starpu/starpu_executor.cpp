@@ -293,6 +293,11 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
   ++count_;
 }
 
+int StarpuExecutor::concurrency() const {
+  if (!detail::runtime_alive()) throw Error("StarpuExecutor::concurrency: the StarPU runtime has ended");
+  return std::max(1, static_cast<int>(starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count()));
+}
+
 void StarpuExecutor::wait_all() {
   if (!detail::runtime_alive()) throw Error("StarpuExecutor::wait_all: the StarPU runtime has ended");
   starpu_task_wait_for_all();
