@@ -11,6 +11,9 @@
 //  * STARPU_HOME defaults to $XDG_CACHE_HOME/stardiff (else $HOME/.cache/stardiff)
 //    unless the user set it: perf models are kept per project, not in $HOME/.starpu.
 //  * BLAS runs single-threaded while the runtime lives (workers are the parallelism).
+//  * Before StarPU starts, the STARPU_* numbers it would abort on (or misread), the
+//    directories it must create and the scheduler name are checked: a bad one throws
+//    Error naming the variable, and the process goes on.
 //  * Failure to start (no worker, bad configuration) throws Error naming starpu_init.
 //  * Destruction waits for all tasks, then shuts StarPU down; handles still alive
 //    afterwards may not be used (Error), only destroyed.

@@ -4,11 +4,15 @@
 #include <starpu.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "runtime/handle_impl.hpp"
 
@@ -35,6 +39,81 @@ void default_starpu_home() {
   std::filesystem::create_directories(dir, ec);
   setenv("STARPU_HOME", dir.c_str(), 0);
 }
+
+// StarPU aborts the process (or silently reads 0) on a malformed number in these
+// variables; they are checked first so that a bad value is an Error naming it.
+constexpr const char* kCountVariables[] = {
+    "STARPU_NCPU", "STARPU_NCPUS", "STARPU_NCUDA", "STARPU_NOPENCL", "STARPU_NMIC", "STARPU_NMPI_MS",
+    "STARPU_RESERVE_NCPU", "STARPU_NWORKER_PER_CUDA", "STARPU_CALIBRATE", "STARPU_CALIBRATE_MINIMUM",
+    "STARPU_BUS_CALIBRATE", "STARPU_SILENT", "STARPU_PREFETCH", "STARPU_LIMIT_CPU_MEM",
+    "STARPU_LIMIT_CPU_NUMA_MEM", "STARPU_LIMIT_CUDA_MEM", "STARPU_LIMIT_OPENCL_MEM",
+    "STARPU_LIMIT_MAX_SUBMITTED_TASKS", "STARPU_LIMIT_MIN_SUBMITTED_TASKS", "STARPU_MINIMUM_AVAILABLE_MEM",
+    "STARPU_TARGET_AVAILABLE_MEM", "STARPU_MINIMUM_CLEAN_BUFFERS", "STARPU_TARGET_CLEAN_BUFFERS",
+    "STARPU_DISK_SWAP_SIZE", "STARPU_WATCHDOG_TIMEOUT", "STARPU_WATCHDOG_CRASH", "STARPU_ENABLE_STATS",
+    "STARPU_STATS", "STARPU_MEMORY_STATS", "STARPU_PROFILING", "STARPU_WORKERS_NOBIND",
+    "STARPU_DISABLE_PINNING", "STARPU_CUDA_PIPELINE", "STARPU_OPENCL_PIPELINE", "STARPU_MAX_WORKERSIZE",
+    "STARPU_MIN_WORKERSIZE", "STARPU_NTHREADS_PER_CORE", "STARPU_SINGLE_COMBINED_WORKER"};
+constexpr const char* kRealVariables[] = {"STARPU_SCHED_ALPHA", "STARPU_SCHED_BETA", "STARPU_SCHED_GAMMA",
+                                          "STARPU_IDLE_POWER"};
+// Directories StarPU creates and aborts on when it cannot.
+constexpr const char* kDirectoryVariables[] = {"STARPU_HOME", "STARPU_PERF_MODEL_DIR", "STARPU_DISK_SWAP"};
+
+[[noreturn]] void bad_variable(const char* name, const std::string& value, const std::string& why) {
+  throw Error("stardiff::Runtime: " + std::string(name) + "='" + value.substr(0, 40) +
+              (value.size() > 40 ? "...'" : "'") + " " + why);
+}
+
+bool known_scheduler(std::string_view name) {
+  if (name == "help") return true;
+  for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); p && *p; ++p)
+    if ((*p)->policy_name && name == (*p)->policy_name) return true;
+  return false;
+}
+
+std::string scheduler_names() {
+  std::string names;
+  for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); p && *p; ++p)
+    if ((*p)->policy_name) names += (names.empty() ? "" : ", ") + std::string((*p)->policy_name);
+  return names;
+}
+
+void check_environment(const RuntimeOptions& opts) {
+  for (const char* name : kCountVariables) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    const std::string value(v);
+    std::size_t i = 0;
+    while (i < value.size() && value[i] == ' ') ++i;
+    if (i < value.size() && value[i] == '+') ++i;
+    const std::size_t digits = i;
+    while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+    if (i == digits || i != value.size())
+      bad_variable(name, value, "is not a non-negative integer (unset it for StarPU's default)");
+  }
+  for (const char* name : kRealVariables) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !std::isfinite(x)) bad_variable(name, v, "is not a finite number");
+  }
+  for (const char* name : kDirectoryVariables) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    if (!*v) bad_variable(name, v, "is empty (a directory is expected)");
+    std::error_code ec;
+    std::filesystem::create_directories(v, ec);
+    if (!std::filesystem::is_directory(v, ec))
+      bad_variable(name, v, "is not a directory and cannot be created" + (ec ? ": " + ec.message() : ""));
+    if (access(v, W_OK | X_OK) != 0) bad_variable(name, v, "is not a writable directory");
+  }
+  const char* env_sched = std::getenv("STARPU_SCHED");
+  if (!opts.scheduler.empty() && !known_scheduler(opts.scheduler))
+    throw Error("stardiff::Runtime: unknown scheduler '" + opts.scheduler + "' (StarPU has: " +
+                scheduler_names() + ")");
+  if (opts.scheduler.empty() && env_sched && !known_scheduler(env_sched))
+    bad_variable("STARPU_SCHED", env_sched, "names no StarPU scheduler (StarPU has: " + scheduler_names() + ")");
+}
 }  // namespace
 
 namespace detail {
@@ -48,10 +127,12 @@ Runtime::Runtime(const RuntimeOptions& opts) {
   bool expected = false;
   if (!g_alive.compare_exchange_strong(expected, true))
     throw Error("stardiff::Runtime: a runtime is already alive in this process (only one at a time)");
-  default_starpu_home();
-  if (const char* home = std::getenv("STARPU_HOME")) {
-    std::error_code ec;
-    std::filesystem::create_directories(home, ec);
+  try {
+    default_starpu_home();
+    check_environment(opts);
+  } catch (...) {
+    g_alive.store(false);
+    throw;
   }
   starpu_conf conf;
   starpu_conf_init(&conf);

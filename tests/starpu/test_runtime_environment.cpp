@@ -1,0 +1,82 @@
+// tests/starpu/test_runtime_environment.cpp — STARPU_* variables that StarPU would abort
+// on (or silently misread) are refused by Runtime with an Error naming the variable,
+// before StarPU starts; the process keeps going and a later Runtime starts normally.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "stardiff/stardiff.hpp"
+
+using namespace stardiff;
+
+namespace {
+struct ScopedEnv {
+  std::string name, old;
+  bool had;
+  ScopedEnv(const char* n, const char* v) : name(n) {
+    const char* o = std::getenv(n);
+    had = o != nullptr;
+    if (had) old = o;
+    setenv(n, v, 1);
+  }
+  ~ScopedEnv() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+// The message Runtime throws under name=value, or "" if the runtime started.
+std::string start_error(const char* name, const char* value) {
+  ScopedEnv env(name, value);
+  try {
+    Runtime rt;
+    return "";
+  } catch (const Error& e) {
+    EXPECT_FALSE(Runtime::active()) << "a refused runtime must not count as alive";
+    return e.what();
+  }
+}
+
+void expect_refused(const char* name, const char* value, const char* why) {
+  const std::string msg = start_error(name, value);
+  EXPECT_NE(msg.find(name), std::string::npos) << name << "=" << value << ": " << msg;
+  EXPECT_NE(msg.find(why), std::string::npos) << name << "=" << value << ": " << msg;
+}
+}  // namespace
+
+TEST(RuntimeEnvironment, MalformedCountsAreRefusedByName) {
+  expect_refused("STARPU_NCPU", "-1", "non-negative integer");
+  expect_refused("STARPU_NCPU", "abc", "non-negative integer");
+  expect_refused("STARPU_NCPU", "2x", "non-negative integer");
+  expect_refused("STARPU_NCPU", "", "non-negative integer");
+  expect_refused("STARPU_NCUDA", "0x1", "non-negative integer");
+  expect_refused("STARPU_CALIBRATE", "yes", "non-negative integer");
+  expect_refused("STARPU_LIMIT_CPU_MEM", "-5", "non-negative integer");
+  expect_refused("STARPU_SCHED_ALPHA", "abc", "finite number");
+}
+
+TEST(RuntimeEnvironment, UnknownSchedulerIsRefusedWithTheKnownOnes) {
+  const std::string msg = start_error("STARPU_SCHED", "nosuch");
+  EXPECT_NE(msg.find("STARPU_SCHED"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("eager"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dmda"), std::string::npos) << msg;
+  RuntimeOptions o;
+  o.scheduler = "nosuch";
+  EXPECT_THROW({ Runtime rt(o); }, Error);
+  EXPECT_FALSE(Runtime::active());
+}
+
+TEST(RuntimeEnvironment, DirectoriesThatCannotBeCreatedAreRefused) {
+  expect_refused("STARPU_HOME", "/proc/stardiff-cannot-exist", "cannot be created");
+  expect_refused("STARPU_PERF_MODEL_DIR", "/proc/stardiff-cannot-exist", "cannot be created");
+}
+
+TEST(RuntimeEnvironment, WellFormedValuesStillStart) {
+  EXPECT_EQ(start_error("STARPU_NCPU", "+2"), "");
+  EXPECT_EQ(start_error("STARPU_CALIBRATE", "0"), "");
+  EXPECT_EQ(start_error("STARPU_SCHED_ALPHA", "1.5"), "");
+  // After refusals, a runtime with the test's own environment starts and runs tasks.
+  Runtime rt;
+  EXPECT_GE(rt.worker_count(), 1);
+}
