@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/sparse/front_assembly.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 
 namespace stardiff::sparse::detail {
@@ -138,9 +139,7 @@ struct NodeCb {
   DBuf* owner = nullptr;
   std::size_t keep = 0;
 };
-// Where column b of a packed mc x mc lower triangle starts (its rows b..mc-1 follow);
-// packed_column(mc, mc) is the whole block's size.
-inline std::size_t packed_column(std::size_t b, std::size_t mc) { return b * (2 * mc + 1 - b) / 2; }
+using cpu::packed_column;
 inline void release_cb(NodeCb& cb) {
   if (cb.owner) cb.owner->discard_tail(cb.keep);
   cb = NodeCb{};

@@ -51,7 +51,7 @@ struct Result {
 Result run(const CscMatrix32& A, Executor& ex) {
   Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
   const auto& ai = l.analyze(A);
-  EXPECT_EQ(ai.mode, "tree");
+  EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
   r.fi = l.factorize(A, &ex);
   // a rejected unpivoted attempt runs the graph (not the preparation) a second time
@@ -99,7 +99,7 @@ TEST(SparseLdltStarpu, LaplacianMatchesSequential) {
   Result a = run(A, seq), b = run(A, par);
   EXPECT_GT(a.fi.tasks, 10);
   EXPECT_EQ(a.fi.inertia.pos, A.n_cols);
-  EXPECT_EQ(a.fi.pivoting, "none");  // SPD: the unpivoted attempt is kept
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);  // SPD: the unpivoted attempt is kept
   EXPECT_EQ(a.fi.attempts, 1);
   EXPECT_LE(a.si.backward_error, 1e-14);
   expect_same(a, b);
@@ -115,7 +115,7 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 500);
   EXPECT_GT(a.fi.delayed + a.fi.two_by_two, 0);
-  EXPECT_EQ(a.fi.pivoting, "threshold");  // zero diagonal: no unpivoted attempt
+  EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);  // zero diagonal: no unpivoted attempt
   EXPECT_EQ(a.fi.attempts, 1);
   EXPECT_LE(a.si.backward_error, 1e-14);
   expect_same(a, b);
