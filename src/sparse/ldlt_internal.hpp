@@ -106,6 +106,10 @@ struct Symbolic {
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);
 
+// The task plan (task_lo, task_hi, task_split, dep_ptr, dep_list) of an analysed tree
+// (ldlt_plan.cpp); reads S.single_task, the tree and S.sn_flops.
+void plan_tasks(const LdltOptions& opts, Symbolic& S);
+
 // Fills S.rows for a simplicial candidate (from its upper triangle) before the
 // multifrontal factorization first needs them; no-op once filled.
 void complete_row_structures(Symbolic& S);
