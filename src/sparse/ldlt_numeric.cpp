@@ -13,15 +13,16 @@
 //    children's blocks are kept), each panel factorizes a window of nb columns and
 //    updates the rest of its column block, each update applies a window to a later
 //    column block, finish stores in place: the front's buffer becomes the node's L and
-//    the parent reads the contribution block where it lies, then discards its pages (a
-//    fresh buffer faults page by page; copying L and the block out of it doubled that).
+//    the parent reads the contribution block where it lies, then discards its pages (no
+//    copy into a fresh buffer, which would be faulted in page by page).
 //    A window that cannot take all its pivots (or delayed columns from the children)
 //    marks the front degraded: finish re-assembles it and runs front_ldlt_cpu as a
 //    whole — the outcome depends only on the values, never on timing.
 //  * solve_forward / solve_backward: the solve over a postorder range of supernodes
 //    (forward with L and D, passing update vectors to the parent; backward with L^T,
-//    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once
-//    (one column: dgemv and hand-written unit triangular solves).
+//    reading the ancestors' solution): gather, front_solve_*_cpu per supernode, scatter.
+// The dense and assembly arithmetic is in codelets/cpu/sparse (front_ldlt, front_assembly,
+// front_solve); this file walks the tree over NumericCtx / SolveCtx.
 #include <sys/mman.h>
 #include <unistd.h>
 

@@ -39,7 +39,7 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
                                nullptr);
   if (done != n) return false;
   fi = FactorInfo{};
-  {  // locals: through fi's fields every iteration waited for the previous one's store
+  {  // accumulated in locals, not through fi's fields (no store-to-load chain)
     std::int64_t pos = 0;
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     bool ok = true;

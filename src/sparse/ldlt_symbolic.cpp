@@ -174,8 +174,8 @@ struct Ordered {
   std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
   std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
   // Upper triangle of P A P^T in the fill-reducing numbering (unsorted). It lives in the
-  // thread, its buffers reused from analysis to analysis (fresh ones came as fresh pages,
-  // see amd_graph): valid until the next postordered() on this thread.
+  // thread, its buffers reused from analysis to analysis (no fresh pages to fault in):
+  // valid until the next postordered() on this thread.
   const Pattern* U0 = nullptr;
   Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
 };
