@@ -326,7 +326,7 @@ int run(const Args& args) {
   if (!args.quiet)
     std::fprintf(stderr, "stardiff-ldlt: %s: n=%lld nnz(L)=%lld %.3g GFlop predicted, %s ordering, mode %s\n",
                  args.matrix.c_str(), static_cast<long long>(ai.n), static_cast<long long>(ai.nnz_l), ai.flops * 1e-9,
-                 to_string(ai.ordering), ai.mode.c_str());
+                 to_string(ai.ordering), to_string(ai.mode));
 
   CountingExecutor counter(*inner);
   std::optional<RecordingExecutor> rec;
@@ -403,7 +403,7 @@ int run(const Args& args) {
     j.field("matrix", args.matrix).field("n", ai.n).field("nnz_a", ai.nnz_a);
     j.field("nnz_lower", static_cast<long long>(A.nnz())).field("nnz_l", nnz_l).field("flops", flops);
     j.field("nnz_l_predicted", ai.nnz_l).field("flops_predicted", ai.flops);
-    j.field("ordering", to_string(ai.ordering)).field("mode", fi.mode.empty() ? ai.mode : fi.mode);
+    j.field("ordering", to_string(ai.ordering)).field("mode", to_string(fi.mode));
     j.field("supernodes", ai.supernodes).field("levels", ai.levels);
     j.field("tasks", static_cast<long long>(factor_tasks)).field("planned_tasks", ai.tasks);
     j.field("executor", args.executor).field("scheduler", rt ? rt->scheduler() : std::string("none"));
@@ -416,7 +416,7 @@ int run(const Args& args) {
     j.key("inertia").begin_object();
     j.field("pos", fi.inertia.pos).field("neg", fi.inertia.neg).field("zero", fi.inertia.zero).end_object();
     j.field("two_by_two", fi.two_by_two).field("delayed", fi.delayed).field("static_pivots", fi.static_pivots);
-    j.field("pivoting", fi.pivoting).field("growth", fi.growth).field("attempts", fi.attempts);
+    j.field("pivoting", to_string(fi.pivoting)).field("growth", fi.growth).field("attempts", fi.attempts);
     j.field("rcond", rcond).field("rcond_s", rcond_s);
     j.field("singular", singular).field("status", status);
     std::printf("%s\n", j.str().c_str());
@@ -426,14 +426,14 @@ int run(const Args& args) {
                 static_cast<long long>(ai.nnz_a), nnz_l, flops * 1e-9);
     std::printf("analysis      %s ordering, %lld supernodes, %lld levels, mode %s\n", to_string(ai.ordering),
                 static_cast<long long>(ai.supernodes), static_cast<long long>(ai.levels),
-                (fi.mode.empty() ? ai.mode : fi.mode).c_str());
+                to_string(fi.mode));
     std::printf("times         read %.4f s, analyze %.4f s, factor %.4f s (%.3g GFlop/s), solve %.4f s\n", read_s,
                 analyze_s, factor_s, gflops, solve_s);
     std::printf("executor      %s%s%s, %zu factorization tasks\n", args.executor.c_str(), rt ? " / " : "",
                 rt ? rt->scheduler().c_str() : "", factor_tasks);
     std::printf("inertia       %lld positive, %lld negative, %lld zero\n", static_cast<long long>(fi.inertia.pos),
                 static_cast<long long>(fi.inertia.neg), static_cast<long long>(fi.inertia.zero));
-    std::printf("pivots        %s pivoting (%d attempt%s), %lld 2x2, %lld delayed, %lld static", fi.pivoting.c_str(),
+    std::printf("pivots        %s pivoting (%d attempt%s), %lld 2x2, %lld delayed, %lld static", to_string(fi.pivoting),
                 fi.attempts, fi.attempts == 1 ? "" : "s", static_cast<long long>(fi.two_by_two),
                 static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots));
     if (fi.growth > 0) std::printf(", growth %.3g", fi.growth);

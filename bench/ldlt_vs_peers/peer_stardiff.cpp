@@ -12,14 +12,6 @@ using namespace stardiff::sparse;
 
 namespace ldlt_vs_peers {
 
-namespace {
-
-// The one place the bench reads FactorInfo's mode and pivoting.
-std::string mode_name(const FactorInfo& fi) { return fi.mode; }
-std::string pivoting_name(const FactorInfo& fi) { return fi.pivoting; }
-
-}  // namespace
-
 RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, int analyze_samples) {
   RunResult r;
   try {
@@ -66,7 +58,7 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     r.singular = ldlt.numerically_singular(&exec);
     char d[256];
     std::snprintf(d, sizeof d, "mode=%s pivoting=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
-                  mode_name(fi).c_str(), pivoting_name(fi).c_str(), to_string(ai.ordering), static_cast<long long>(fi.nnz_l),
+                  to_string(fi.mode), to_string(fi.pivoting), to_string(ai.ordering), static_cast<long long>(fi.nnz_l),
                   static_cast<long long>(fi.tasks), static_cast<long long>(fi.two_by_two),
                   static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots), int(fi.singular),
                   ldlt.solve_info().refine_iters);

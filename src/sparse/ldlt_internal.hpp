@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/sparse/front_assembly.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 
 namespace stardiff::sparse::detail {
@@ -105,6 +106,10 @@ struct Symbolic {
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);
 
+// The task plan (task_lo, task_hi, task_split, dep_ptr, dep_list) of an analysed tree
+// (ldlt_plan.cpp); reads S.single_task, the tree and S.sn_flops.
+void plan_tasks(const LdltOptions& opts, Symbolic& S);
+
 // Fills S.rows for a simplicial candidate (from its upper triangle) before the
 // multifrontal factorization first needs them; no-op once filled.
 void complete_row_structures(Symbolic& S);
@@ -138,9 +143,7 @@ struct NodeCb {
   DBuf* owner = nullptr;
   std::size_t keep = 0;
 };
-// Where column b of a packed mc x mc lower triangle starts (its rows b..mc-1 follow);
-// packed_column(mc, mc) is the whole block's size.
-inline std::size_t packed_column(std::size_t b, std::size_t mc) { return b * (2 * mc + 1 - b) / 2; }
+using cpu::packed_column;
 inline void release_cb(NodeCb& cb) {
   if (cb.owner) cb.owner->discard_tail(cb.keep);
   cb = NodeCb{};

@@ -13,16 +13,16 @@
 //    children's blocks are kept), each panel factorizes a window of nb columns and
 //    updates the rest of its column block, each update applies a window to a later
 //    column block, finish stores in place: the front's buffer becomes the node's L and
-//    the parent reads the contribution block where it lies, then discards its pages (a
-//    fresh buffer faults page by page; copying L and the block out of it doubled that).
+//    the parent reads the contribution block where it lies, then discards its pages (no
+//    copy into a fresh buffer, which would be faulted in page by page).
 //    A window that cannot take all its pivots (or delayed columns from the children)
 //    marks the front degraded: finish re-assembles it and runs front_ldlt_cpu as a
 //    whole — the outcome depends only on the values, never on timing.
 //  * solve_forward / solve_backward: the solve over a postorder range of supernodes
 //    (forward with L and D, passing update vectors to the parent; backward with L^T,
-//    reading the ancestors' solution), dtrsm/dgemm per supernode, nrhs columns at once
-//    (one column: dgemv and hand-written unit triangular solves).
-#include <cblas.h>
+//    reading the ancestors' solution): gather, front_solve_*_cpu per supernode, scatter.
+// The dense and assembly arithmetic is in codelets/cpu/sparse (front_ldlt, front_assembly,
+// front_solve); this file walks the tree over NumericCtx / SolveCtx.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -36,7 +36,9 @@
 #include <numeric>
 #include <string>
 
+#include "cpu/sparse/front_assembly.hpp"
 #include "cpu/sparse/front_ldlt.hpp"
+#include "cpu/sparse/front_solve.hpp"
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -103,19 +105,15 @@ void assemble_columns(const NumericCtx& ctx, int s, const std::vector<int>& idx,
                       bool free_cbs) {
   const Symbolic& S = *ctx.sym;
   const int m = int(idx.size());
-  const std::size_t mm = std::size_t(m);
   const bool whole = c0 == 0 && c1 == m;
   if (int(t_pos.size()) < S.n) t_pos.assign(S.n, -1);
   int* pos = t_pos.data();
   for (int t = 0; t < m; ++t) pos[idx[t]] = t;
-  for (std::size_t j = std::size_t(c0); j < std::size_t(c1); ++j)
-    std::memset(F + j * mm + j, 0, sizeof(double) * (mm - j));
+  cpu::front_zero_cols_cpu(F, m, c0, c1);
   // own columns come first in idx: column j of A lands in F's column j - first
   const int first = S.sn_first[s];
-  for (int j = first + c0; j < std::min(S.sn_first[s + 1], first + c1); ++j) {
-    const std::size_t cj = std::size_t(pos[j]) * mm;
-    for (std::int64_t q = S.ap[j]; q < S.ap[j + 1]; ++q) F[std::size_t(pos[S.ai[q]]) + cj] += ctx.sval[q];
-  }
+  cpu::front_assemble_a_cpu(F, m, S.ap.data(), S.ai.data(), ctx.sval, pos, first + c0,
+                            std::min(S.sn_first[s + 1], first + c1));
   for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
     NodeCb& cb = ctx.cbs[S.child_list[k]];
     const int mc = int(cb.idx.size());
@@ -132,17 +130,8 @@ void assemble_columns(const NumericCtx& ctx, int s, const std::vector<int>& idx,
       b0 = int(std::lower_bound(cpos.begin(), cpos.end(), c0) - cpos.begin());
       b1 = int(std::lower_bound(cpos.begin(), cpos.end(), c1) - cpos.begin());
     }
-    for (int b = b0; b < b1; ++b) {
-      // col[a], a >= b, is entry (a, b)
-      const double* col = cb.view ? cb.view + std::size_t(b) * cb.ld
-                                  : cb.v.data() + packed_column(std::size_t(b), std::size_t(mc)) - b;
-      const int pb = cpos[b];
-      for (int a = b; a < mc; ++a) {
-        const int pa = cpos[a];
-        if (pa >= pb) F[std::size_t(pa) + std::size_t(pb) * mm] += col[a];
-        else F[std::size_t(pb) + std::size_t(pa) * mm] += col[a];
-      }
-    }
+    if (cb.view) cpu::front_extend_add_cpu(F, m, cb.view, mc, cb.ld, cpos.data(), b0, b1);
+    else cpu::front_extend_add_cpu(F, m, cb.v.data(), mc, 0, cpos.data(), b0, b1);
     if (free_cbs && whole) {
       if (!cb.view && cb.v.capacity() > t_spare.capacity()) std::swap(t_spare, cb.v);
       release_cb(cb);
@@ -267,9 +256,7 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
       const std::size_t packed = packed_column(std::size_t(mc), std::size_t(mc));
       if (t_spare.capacity() >= packed) cb.v = std::move(t_spare);  // a child's block: mapped pages
       cb.v.resize(packed);
-      for (int b = 0; b < mc; ++b)
-        std::memcpy(cb.v.data() + packed_column(std::size_t(b), std::size_t(mc)),
-                    &F[std::size_t(nelim + b) + std::size_t(nelim + b) * mm], sizeof(double) * std::size_t(mc - b));
+      cpu::front_pack_cb_cpu(F, m, nelim, mc, cb.v.data());
     }
   }
 }
@@ -387,27 +374,6 @@ void big_finish(const NumericCtx& ctx, int s) {
   b = BigFront{};
 }
 
-namespace {
-// x := L^-1 x and x := L^-T x for the unit lower triangle of the n x n block L (ld):
-// what dtrsv does, without OpenBLAS's locked work-buffer allocation on every call.
-void lower_unit_solve(int n, const double* L, int ld, double* x) {
-  for (int j = 0; j < n; ++j) {
-    const double xj = x[j];
-    if (xj == 0.0) continue;
-    const double* l = L + std::size_t(j) * ld;
-    for (int i = j + 1; i < n; ++i) x[i] -= l[i] * xj;
-  }
-}
-void lower_unit_solve_trans(int n, const double* L, int ld, double* x) {
-  for (int j = n - 1; j >= 0; --j) {
-    const double* l = L + std::size_t(j) * ld;
-    double s = x[j];
-    for (int i = j + 1; i < n; ++i) s -= l[i] * x[i];
-    x[j] = s;
-  }
-}
-}  // namespace
-
 void solve_forward(const SolveCtx& c, int lo, int hi) {
   const Symbolic& S = *c.sym;
   const int n = S.n, nrhs = c.nrhs;
@@ -447,33 +413,7 @@ void solve_forward(const SolveCtx& c, int lo, int hi) {
       for (int t = 0; t < m; ++t) pos[f.idx[t]] = -1;
     }
     if (ne > 0) {
-      if (nrhs == 1) {  // level 2 without work buffers (OpenBLAS takes a global lock for those)
-        lower_unit_solve(ne, f.L.data(), m, G.data());
-        if (m > ne)
-          cblas_dgemv(CblasColMajor, CblasNoTrans, m - ne, ne, -1.0, f.L.data() + ne, m, G.data(), 1, 1.0,
-                      G.data() + ne, 1);
-      } else {
-        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m,
-                    G.data(), m);
-        if (m > ne)
-          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m - ne, nrhs, ne, -1.0, f.L.data() + ne, m, G.data(),
-                      m, 1.0, G.data() + ne, m);
-      }
-      for (int t = 0; t < ne; ++t) {  // D: 1x1 and 2x2 blocks
-        if (f.piv[t] == 2) {
-          const double a = f.d[t], b = f.e[t], d = f.d[t + 1], det = a * d - b * b;
-          for (int r = 0; r < nrhs; ++r) {
-            double& x0 = G[t + std::size_t(r) * m];
-            double& x1 = G[t + 1 + std::size_t(r) * m];
-            const double y0 = (d * x0 - b * x1) / det, y1 = (a * x1 - b * x0) / det;
-            x0 = y0;
-            x1 = y1;
-          }
-          ++t;
-        } else {
-          for (int r = 0; r < nrhs; ++r) G[t + std::size_t(r) * m] /= f.d[t];
-        }
-      }
+      cpu::front_solve_forward_cpu(f.L.data(), m, ne, f.d.data(), f.e.data(), f.piv.data(), G.data(), nrhs);
       for (int r = 0; r < nrhs; ++r)
         for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
     }
@@ -503,18 +443,7 @@ void solve_backward(const SolveCtx& c, int lo, int hi) {
     G.resize(std::size_t(m) * nrhs);
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
-    if (nrhs == 1) {
-      if (m > ne)
-        cblas_dgemv(CblasColMajor, CblasTrans, m - ne, ne, -1.0, f.L.data() + ne, m, G.data() + ne, 1, 1.0, G.data(),
-                    1);
-      lower_unit_solve_trans(ne, f.L.data(), m, G.data());
-    } else {
-      if (m > ne)
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ne, nrhs, m - ne, -1.0, f.L.data() + ne, m, G.data() + ne,
-                    m, 1.0, G.data(), m);
-      cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, ne, nrhs, 1.0, f.L.data(), m, G.data(),
-                  m);
-    }
+    cpu::front_solve_backward_cpu(f.L.data(), m, ne, G.data(), nrhs);
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
   }

@@ -174,8 +174,8 @@ struct Ordered {
   std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
   std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
   // Upper triangle of P A P^T in the fill-reducing numbering (unsorted). It lives in the
-  // thread, its buffers reused from analysis to analysis (fresh ones came as fresh pages,
-  // see amd_graph): valid until the next postordered() on this thread.
+  // thread, its buffers reused from analysis to analysis (no fresh pages to fault in):
+  // valid until the next postordered() on this thread.
   const Pattern* U0 = nullptr;
   Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
 };
@@ -378,22 +378,17 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
-void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
-  check_matrix(A);
+// ---- the passes of analyze_pattern ----
+namespace {
+// The fill-reducing order (new -> old) opts asks for, and S.ordering. With `auto`, a
+// METIS order that wins has already been numbered and counted: then o and cnt are filled
+// and the function returns true.
+bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::vector<int>& p,
+                     const std::vector<int>& idx, Symbolic& S, std::vector<int>& perm, Ordered& o,
+                     std::vector<std::int64_t>& cnt) {
   const int n = A.n_cols;
-  S = Symbolic{};
-  S.n = n;
-  S.a_colptr = A.col_ptr;
-  S.a_rowidx = A.row_idx;
-  std::vector<int> p, idx;
-  full_pattern(A, p, idx);
-
-  // ---- ordering ----
-  // With `auto`, a METIS order that wins has already been numbered and counted (o, cnt).
-  Ordered o;
-  std::vector<std::int64_t> cnt;
   bool numbered = false;
-  std::vector<int> perm(n);
+  perm.resize(n);
   std::iota(perm.begin(), perm.end(), 0);
   switch (opts.ordering) {
     case Ordering::Natural:
@@ -447,14 +442,14 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
       break;
     }
   }
+  return numbered;
+}
 
-  // ---- etree, postorder, final numbering; the permuted lower triangle of A ----
-  // (column j: rows i >= j, sorted, with source positions): what the counts, the
-  // supernode row structures and the numeric phase all read
-  std::vector<int>().swap(p);  // the graph is no longer needed
-  std::vector<int>().swap(idx);
-  if (!numbered) cnt = ordered_counts(A, std::move(perm), o);
-  const std::vector<int>& parent = o.parent;
+// The final numbering (S.perm, S.iperm), the permuted lower triangle of A (column j:
+// rows i >= j, sorted, with source positions: what the counts, the supernode row
+// structures and the numeric phase all read) and the exact counts of L.
+void take_numbering(Ordered& o, const std::vector<std::int64_t>& cnt, Symbolic& S) {
+  const int n = S.n;
   S.ap = std::move(o.L.p);
   S.ai = std::move(o.L.i);
   S.asrc = std::move(o.L.src);
@@ -463,50 +458,56 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   for (int j = 0; j < n; ++j) S.exact_lnz += cnt[j], S.exact_flops += double(cnt[j]) * double(cnt[j]);
   S.perm = std::move(o.perm);
   S.iperm = std::move(o.iperm);
+}
 
-  // ---- supernodes: fundamental ones merged by relaxed amalgamation, in one scan ----
-  // A fundamental supernode is a maximal chain of columns j - 1 -> j where j - 1 is j's
-  // only child and cnt[j - 1] = cnt[j] + 1. Scanning them in postorder, the run of columns
-  // merged so far (ending at a - 1) joins the next one when that one is its parent (a - 1's
-  // parent lies in it: contiguous, as CHOLMOD requires) and the rule below (CHOLMOD-like,
-  // scaled by nemin) accepts the explicit zeros of the merged front.
-  std::vector<int> col2s(n, 0);  // first the number of children of each column
+// Supernodes (S.sn_first, S.ns): fundamental ones merged by relaxed amalgamation, in one
+// scan. A fundamental supernode is a maximal chain of columns j - 1 -> j where j - 1 is j's
+// only child and cnt[j - 1] = cnt[j] + 1. Scanning them in postorder, the run of columns
+// merged so far (ending at a - 1) joins the next one when that one is its parent (a - 1's
+// parent lies in it: contiguous, as CHOLMOD requires) and the rule below (CHOLMOD-like,
+// scaled by nemin) accepts the explicit zeros of the merged front.
+void amalgamate(const std::vector<int>& parent, const std::vector<std::int64_t>& cnt, int nemin_opt, Symbolic& S) {
+  const int n = S.n;
+  std::vector<int> nchild(n, 0);
   for (int j = 0; j < n; ++j)
-    if (parent[j] != -1) col2s[parent[j]]++;
+    if (parent[j] != -1) nchild[parent[j]]++;
   S.sn_first.clear();
-  {
-    const int nemin = std::max(1, opts.nemin);
-    int run_first = 0;
-    std::int64_t run_real = 0;  // entries of L in the run's columns
-    for (int a = 0; a < n;) {
-      int b = a;  // the fundamental supernode [a, b]
-      std::int64_t real = cnt[a];
-      while (b + 1 < n && parent[b] == b + 1 && col2s[b + 1] == 1 && cnt[b] == cnt[b + 1] + 1) real += cnt[++b];
-      bool merge = false;
-      if (a > 0 && parent[a - 1] >= a && parent[a - 1] <= b) {
-        const std::int64_t nm = (a - run_first) + (b - a + 1);
-        const std::int64_t fc = nm + cnt[b] - 1;
-        const double dense = double(nm) * double(fc) - double(nm) * double(nm - 1) / 2.0;
-        const double zeros = dense - double(run_real + real);
-        const double frac = dense > 0 ? zeros / dense : 0;
-        merge = nm <= std::max(4, nemin / 8) || (nm <= nemin / 2 && frac < 0.8) ||
-                (nm <= 3 * nemin / 2 && frac < 0.1) || frac < 0.05;
-      }
-      if (merge) {
-        run_real += real;
-      } else {
-        if (a > 0) S.sn_first.push_back(run_first);
-        run_first = a;
-        run_real = real;
-      }
-      a = b + 1;
+  const int nemin = std::max(1, nemin_opt);
+  int run_first = 0;
+  std::int64_t run_real = 0;  // entries of L in the run's columns
+  for (int a = 0; a < n;) {
+    int b = a;  // the fundamental supernode [a, b]
+    std::int64_t real = cnt[a];
+    while (b + 1 < n && parent[b] == b + 1 && nchild[b + 1] == 1 && cnt[b] == cnt[b + 1] + 1) real += cnt[++b];
+    bool merge = false;
+    if (a > 0 && parent[a - 1] >= a && parent[a - 1] <= b) {
+      const std::int64_t nm = (a - run_first) + (b - a + 1);
+      const std::int64_t fc = nm + cnt[b] - 1;
+      const double dense = double(nm) * double(fc) - double(nm) * double(nm - 1) / 2.0;
+      const double zeros = dense - double(run_real + real);
+      const double frac = dense > 0 ? zeros / dense : 0;
+      merge = nm <= std::max(4, nemin / 8) || (nm <= nemin / 2 && frac < 0.8) ||
+              (nm <= 3 * nemin / 2 && frac < 0.1) || frac < 0.05;
     }
-    if (n > 0) S.sn_first.push_back(run_first);
+    if (merge) {
+      run_real += real;
+    } else {
+      if (a > 0) S.sn_first.push_back(run_first);
+      run_first = a;
+      run_real = real;
+    }
+    a = b + 1;
   }
-  const int ns = int(S.sn_first.size());
-  S.ns = ns;
+  if (n > 0) S.sn_first.push_back(run_first);
+  S.ns = int(S.sn_first.size());
   S.sn_first.push_back(n);
-  column_supernodes(S, col2s);
+}
+
+// The assembly tree (S.sn_parent, S.child_ptr, S.child_list) and the number of rows below
+// each supernode (S.row_ptr); col2s: the supernode of each column.
+void supernodal_tree(const std::vector<int>& parent, const std::vector<std::int64_t>& cnt,
+                     const std::vector<int>& col2s, Symbolic& S) {
+  const int ns = S.ns;
   S.sn_parent.assign(ns, -1);
   for (int s = 0; s < ns; ++s) {
     int last = S.sn_first[s + 1] - 1;
@@ -522,11 +523,13 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     for (int s = 0; s < ns; ++s)
       if (S.sn_parent[s] != -1) S.child_list[w[S.sn_parent[s]]++] = s;
   }
-
-  S.row_ptr.assign(ns + 1, 0);  // the number of rows below each supernode
+  S.row_ptr.assign(ns + 1, 0);
   for (int s = 0; s < ns; ++s) S.row_ptr[s + 1] = S.row_ptr[s] + cnt[S.sn_first[s + 1] - 1] - 1;
+}
 
-  // ---- counts ----
+// Flops per supernode (S.sn_flops), the predicted nnz(L) and flops, the tree's depth.
+void supernode_counts(Symbolic& S) {
+  const int ns = S.ns;
   S.sn_flops.assign(ns, 0);
   S.nnz_l = 0;
   S.flops = 0;
@@ -548,137 +551,80 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
     height[s] = S.sn_parent[s] == -1 ? 1 : height[S.sn_parent[s]] + 1;
     S.levels = std::max<std::int64_t>(S.levels, height[s]);
   }
+}
 
+// Simplicial candidate: the upper triangle of P A P^T in the final numbering (U0's columns
+// renumbered; rows unsorted, which LDL accepts) and SuiteSparse LDL's symbolic data.
+void simplicial_upper(const Ordered& o, const std::vector<int>& parent, const std::vector<std::int64_t>& cnt,
+                      Symbolic& S) {
+  const int n = S.n;
+  const Pattern& U0 = *o.U0;
+  S.up.resize(std::size_t(n) + 1);
+  S.ui.resize(U0.i.size());
+  S.usrc.resize(U0.i.size());
+  S.up[0] = 0;
+  for (int K = 0, t = 0; K < n; ++K) {
+    const int k = o.post[K];
+    for (std::int64_t q = U0.p[k]; q < U0.p[k + 1]; ++q, ++t) {
+      S.ui[t] = o.ipost[U0.i[q]];
+      S.usrc[t] = U0.src[q];
+    }
+    S.up[K + 1] = t;
+  }
+  // LDL's symbolic factorization is what this analysis already has: the elimination tree
+  // of P A P^T and its column counts (less the diagonal).
+  S.lp.assign(n + 1, 0);
+  S.lparent = parent;
+  S.lnz.resize(n);
+  for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
+}
 
-  // ---- task plan ----
-  S.task_lo.clear();
-  S.task_hi.clear();
-  S.single_task = S.flops < opts.small_flops || ns <= 1;
+// Rows below each supernode (see fill_rows), from U0.
+void supernode_rows(const Ordered& o, const std::vector<int>& col2s, Symbolic& S) {
+  const int n = S.n;
+  std::vector<int> sn_of(n);  // supernode of each column of U0; row i is column post[i]
+  for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
+  fill_rows(S, col2s, [&](int i, auto&& visit) {
+    const int k = o.post[i];
+    for (std::int64_t q = o.U0->p[k]; q < o.U0->p[k + 1]; ++q) visit(sn_of[o.U0->i[q]]);
+  });
+
+}
+}  // namespace
+
+void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S) {
+  check_matrix(A);
+  const int n = A.n_cols;
+  S = Symbolic{};
+  S.n = n;
+  S.a_colptr = A.col_ptr;
+  S.a_rowidx = A.row_idx;
+  std::vector<int> p, idx;
+  full_pattern(A, p, idx);
+  Ordered o;
+  std::vector<std::int64_t> cnt;
+  std::vector<int> perm;
+  const bool numbered = choose_ordering(A, opts, p, idx, S, perm, o, cnt);
+  std::vector<int>().swap(p);  // the graph is no longer needed
+  std::vector<int>().swap(idx);
+  if (!numbered) cnt = ordered_counts(A, std::move(perm), o);
+  const std::vector<int>& parent = o.parent;
+  take_numbering(o, cnt, S);
+  amalgamate(parent, cnt, opts.nemin, S);
+  std::vector<int> col2s;
+  column_supernodes(S, col2s);
+  supernodal_tree(parent, cnt, col2s, S);
+  supernode_counts(S);
+  S.single_task = S.flops < opts.small_flops || S.ns <= 1;
   // Simplicial candidate (CHOLMOD's supernodal switch: few flops per entry of L means
-  // supernodes too small for dense kernels to pay): the upper triangle of P A P^T and
-  // SuiteSparse LDL's symbolic factorization.
+  // supernodes too small for dense kernels to pay).
   S.simplicial = S.single_task && n > 0 && opts.simplicial_switch > 0 &&
                  S.exact_flops < opts.simplicial_switch * double(S.exact_lnz);
-  if (S.simplicial) {
-    // the upper triangle in the final numbering: U0's columns renumbered (rows unsorted,
-    // which LDL accepts)
-    const Pattern& U0 = *o.U0;
-    S.up.resize(std::size_t(n) + 1);
-    S.ui.resize(U0.i.size());
-    S.usrc.resize(U0.i.size());
-    S.up[0] = 0;
-    for (int K = 0, t = 0; K < n; ++K) {
-      const int k = o.post[K];
-      for (std::int64_t q = U0.p[k]; q < U0.p[k + 1]; ++q, ++t) {
-        S.ui[t] = o.ipost[U0.i[q]];
-        S.usrc[t] = U0.src[q];
-      }
-      S.up[K + 1] = t;
-    }
-    // LDL's symbolic factorization is what this analysis already has: the elimination tree
-    // of P A P^T and its column counts (less the diagonal).
-    S.lp.assign(n + 1, 0);
-    S.lparent = parent;
-    S.lnz.resize(n);
-    for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
-  }
-  // ---- row structures (see fill_rows) ----
-  // A simplicial candidate needs them only if the multifrontal factorization runs: they
-  // are filled then, from the upper triangle (complete_row_structures).
-  if (!S.simplicial) {
-    std::vector<int> sn_of(n);  // supernode of each column of U0; row i is column post[i]
-    for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
-    fill_rows(S, col2s, [&](int i, auto&& visit) {
-      const int k = o.post[i];
-      for (std::int64_t q = o.U0->p[k]; q < o.U0->p[k + 1]; ++q) visit(sn_of[o.U0->i[q]]);
-    });
-  }
-  // A supernode split into panel/update tasks: enough work, columns and rows for windows.
-  const auto is_big = [&](int s) {
-    const int ncol = S.sn_first[s + 1] - S.sn_first[s];
-    const int m0 = ncol + int(S.row_ptr[s + 1] - S.row_ptr[s]);
-    return opts.split_flops > 0 && S.sn_flops[s] >= opts.split_flops && ncol >= 2 * opts.block_size &&
-           m0 >= 8 * opts.block_size;
-  };
-  if (S.single_task) {
-    if (ns > 0) {
-      S.task_lo.push_back(0);
-      S.task_hi.push_back(ns - 1);
-    }
-  } else {
-    std::vector<double> sub(ns, 0);
-    std::vector<int> lo(ns);
-    for (int s = 0; s < ns; ++s) {
-      sub[s] += S.sn_flops[s];
-      lo[s] = s;
-      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) lo[s] = std::min(lo[s], lo[S.child_list[k]]);
-      if (S.sn_parent[s] != -1) sub[S.sn_parent[s]] += sub[s];
-    }
-    const double thresh = opts.subtree_flops > 0 ? opts.subtree_flops
-                                                 : std::clamp(S.flops / 64.0, 1e7, 5e7);
-    std::vector<char> grouped(ns, 0);
-    for (int s = ns - 1; s >= 0; --s) {  // top-down
-      int q = S.sn_parent[s];
-      if (q != -1 && grouped[q]) {
-        grouped[s] = 1;  // inside a group
-        continue;
-      }
-      if (sub[s] <= thresh) {
-        grouped[s] = 2;  // group root
-      }
-    }
-    // emit in postorder of roots; a supernode above the groups joins the task of its last
-    // child (s - 1) when that task is a chain of such supernodes with little work (the
-    // parent needs the child anyway; only overlap of that small work with siblings is lost)
-    double chain_flops = 0, group_flops = 0;
-    bool chain_open = false, group_open = false;
-    for (int s = 0; s < ns; ++s) {
-      if (grouped[s] == 1) continue;
-      if (grouped[s] == 2) {
-        // adjacent small subtrees (siblings or cousins) share a task up to the threshold
-        if (group_open && S.task_hi.back() == lo[s] - 1 && group_flops + sub[s] <= thresh) {
-          S.task_hi.back() = s;
-          group_flops += sub[s];
-        } else {
-          S.task_lo.push_back(lo[s]);
-          S.task_hi.push_back(s);
-          group_open = true;
-          group_flops = sub[s];
-        }
-        chain_open = false;
-        continue;
-      }
-      group_open = false;
-      const bool big = is_big(s);
-      if (chain_open && !big && S.task_hi.back() == s - 1 && S.sn_parent[s - 1] == s &&
-          chain_flops < thresh / 4) {
-        S.task_hi.back() = s;
-        chain_flops += S.sn_flops[s];
-        continue;
-      }
-      S.task_lo.push_back(s);
-      S.task_hi.push_back(s);
-      chain_open = !big;
-      chain_flops = S.sn_flops[s];
-    }
-  }
-  const int nt = int(S.task_lo.size());
-  S.task_split.assign(nt, 0);
-  if (!S.single_task)  // a big supernode never joins a chain, so it is alone in its task
-    for (int t = 0; t < nt; ++t) S.task_split[t] = S.task_hi[t] == S.task_lo[t] && is_big(S.task_lo[t]);
-  std::vector<int> node2task(ns, -1);
-  for (int t = 0; t < nt; ++t)
-    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node2task[s] = t;
-  S.dep_ptr.assign(nt + 1, 0);
-  S.dep_list.clear();
-  for (int t = 0; t < nt; ++t) {
-    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s)
-      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
-        int ct = node2task[S.child_list[k]];
-        if (ct != t) S.dep_list.push_back(ct);
-      }
-    S.dep_ptr[t + 1] = int(S.dep_list.size());
-  }
+  // A simplicial candidate needs the row structures only if the multifrontal factorization
+  // runs: they are filled then, from the upper triangle (complete_row_structures).
+  if (S.simplicial) simplicial_upper(o, parent, cnt, S);
+  else supernode_rows(o, col2s, S);
+  plan_tasks(opts, S);
 }
 
 }  // namespace stardiff::sparse::detail

@@ -78,11 +78,11 @@ TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {
       const double rr = relres(A, x, b);
       if (!fi.singular) EXPECT_LE(rr, 1e-10) << to_string(ord);
       else EXPECT_LE(l.solve_info().backward_error, 1e-10) << "singular but consistent rhs";
-      if (fi.pivoting == "none") {  // the unpivoted factorization was kept: threshold pivoting agrees
+      if (fi.pivoting == Pivoting::None) {  // the unpivoted factorization was kept: threshold pivoting agrees
         Ldlt t({.ordering = ord, .try_unpivoted = false});
         t.analyze(A);
         const auto ft = t.factorize(A);
-        EXPECT_EQ(ft.pivoting, "threshold");
+        EXPECT_EQ(ft.pivoting, Pivoting::Threshold);
         EXPECT_EQ(ft.inertia.pos, fi.inertia.pos) << to_string(ord);
         EXPECT_EQ(ft.inertia.neg, fi.inertia.neg) << to_string(ord);
         EXPECT_EQ(ft.inertia.zero, fi.inertia.zero) << to_string(ord);

@@ -1,17 +1,24 @@
 // tests/starpu/test_sparse_ldlt_starpu.cpp — the LDL^T factorization as StarPU tasks equals
 // the sequential executor's bitwise (factor hash, pivot statistics, solutions, condition
 // estimate) on an SPD 3-D Laplacian, an indefinite KKT system with delayed pivots, and a
-// singular Laplacian; the task graph is the analysed plan. Runs under eager, lws and dmda (ctest).
+// singular Laplacian; the recorded task graph follows the plan and the assembly tree.
+// Runs under eager, lws and dmda (ctest).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
+#include "sparse/ldlt_internal.hpp"  // the plan, analysed again from the pattern
 #include "sparse_laplacian.hpp"
 
 using namespace stardiff;
@@ -51,7 +58,7 @@ struct Result {
 Result run(const CscMatrix32& A, Executor& ex) {
   Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
   const auto& ai = l.analyze(A);
-  EXPECT_EQ(ai.mode, "tree");
+  EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
   r.fi = l.factorize(A, &ex);
   // a rejected unpivoted attempt runs the graph (not the preparation) a second time
@@ -99,7 +106,7 @@ TEST(SparseLdltStarpu, LaplacianMatchesSequential) {
   Result a = run(A, seq), b = run(A, par);
   EXPECT_GT(a.fi.tasks, 10);
   EXPECT_EQ(a.fi.inertia.pos, A.n_cols);
-  EXPECT_EQ(a.fi.pivoting, "none");  // SPD: the unpivoted attempt is kept
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);  // SPD: the unpivoted attempt is kept
   EXPECT_EQ(a.fi.attempts, 1);
   EXPECT_LE(a.si.backward_error, 1e-14);
   expect_same(a, b);
@@ -115,7 +122,7 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 500);
   EXPECT_GT(a.fi.delayed + a.fi.two_by_two, 0);
-  EXPECT_EQ(a.fi.pivoting, "threshold");  // zero diagonal: no unpivoted attempt
+  EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);  // zero diagonal: no unpivoted attempt
   EXPECT_EQ(a.fi.attempts, 1);
   EXPECT_LE(a.si.backward_error, 1e-14);
   expect_same(a, b);
@@ -133,19 +140,104 @@ TEST(SparseLdltStarpu, SingularMatchesSequential) {
   expect_same(a, b);
 }
 
-TEST(SparseLdltStarpu, RecordedGraphIsThePlan) {
+TEST(SparseLdltStarpu, RecordedGraphFollowsTheAssemblyTree) {
+  // Factorized through a RecordingExecutor over StarPU. The plan, analysed again from the
+  // pattern, predicts per entry the tasks recorded for it (one ldlt_subtree task, or for a
+  // split front: begin, an assembly per column block, a panel per window, the updates,
+  // finish, counted here in closed form); every recorded edge between entries runs from an
+  // entry's last task to the first task of the entry holding the parent of one of its
+  // supernodes, and every such child -> parent relation has its edge; the factors equal
+  // unrecorded StarPU and sequential runs' bitwise.
   auto A = laplacian3d(12, false);
-  Ldlt l({.small_flops = 0, .subtree_flops = 2e5});
-  const auto& ai = l.analyze(A);
-  RecordingExecutor rec;  // record only: the factorization is not run
+  const LdltOptions opts{.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5};
+  sparse::detail::Symbolic S;
+  sparse::detail::analyze_pattern(A, opts, S);
+  const int nt = int(S.task_lo.size()), nb = opts.block_size, bs = 4 * nb;
+  std::vector<int> node2task(S.ns, -1);
+  for (int t = 0; t < nt; ++t)
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node2task[s] = t;
+
+  // Expected codelets of each plan entry, in submission order.
+  std::vector<std::vector<std::string>> expected(nt);
+  int split = 0, grouped = 0;
+  for (int t = 0; t < nt; ++t) {
+    if (!S.task_split[t]) {
+      expected[t] = {"ldlt_subtree"};
+      grouped += S.task_hi[t] > S.task_lo[t];
+      continue;
+    }
+    ++split;
+    const int s = S.task_lo[t], p0 = S.sn_first[s + 1] - S.sn_first[s];
+    const int m0 = p0 + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+    const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb, first_cb = (p0 + bs - 1) / bs;
+    const int group = std::max(1, 512 / nb), ngroups = (nwin + group - 1) / group;
+    int updates = ngroups * (nblk - first_cb);  // the contribution block's columns, once per group
+    for (int w = 0; w < nwin; ++w) updates += std::min(nblk, first_cb) - 1 - (w * nb) / bs;
+    expected[t].push_back("ldlt_big_begin");
+    expected[t].insert(expected[t].end(), nblk, "ldlt_big_assemble");
+    expected[t].insert(expected[t].end(), nwin, "ldlt_big_panel");
+    expected[t].insert(expected[t].end(), updates, "ldlt_big_update");
+    expected[t].push_back("ldlt_big_finish");
+  }
+  ASSERT_GT(split, 0);    // the test covers split fronts ...
+  ASSERT_GT(grouped, 0);  // ... and grouped subtrees
+
+  Ldlt l(opts);
+  l.analyze(A);
+  StarpuExecutor spu;
+  RecordingExecutor rec(&spu);
+  const FactorInfo fi = l.factorize(A, &rec);
+  ASSERT_EQ(fi.attempts, 1);  // SPD: the graph ran once
+  const auto& tasks = rec.tasks();
+  ASSERT_FALSE(tasks.empty());
+  EXPECT_EQ(tasks[0].codelet, "host_step");  // the preparation
+  EXPECT_EQ(std::int64_t(tasks.size()), fi.tasks);
+  EXPECT_EQ(std::int64_t(tasks.size()), l.analyze_info().tasks);
+
+  // Recorded tasks by plan entry: submitted entry by entry, in plan order.
+  std::vector<int> owner(tasks.size(), -1);
+  std::vector<std::size_t> first(nt), last(nt);
+  std::size_t i = 1;
+  for (int t = 0; t < nt; ++t) {
+    first[t] = i;
+    std::map<std::string, int> want, got;
+    for (const auto& c : expected[t]) ++want[c];
+    for (std::size_t k = 0; k < expected[t].size() && i < tasks.size(); ++k, ++i) {
+      ++got[tasks[i].codelet];
+      owner[i] = t;
+    }
+    last[t] = i - 1;
+    EXPECT_EQ(got, want) << "plan entry " << t;
+    EXPECT_EQ(tasks[first[t]].codelet, expected[t].front()) << "plan entry " << t;
+    EXPECT_EQ(tasks[last[t]].codelet, expected[t].back()) << "plan entry " << t;
+  }
+  EXPECT_EQ(i, tasks.size());
+
+  // Edges between entries: exactly the child -> parent relations of the assembly tree.
+  std::set<std::pair<std::size_t, std::size_t>> cross, want_cross;
+  // (The preparation has finished before the graph is submitted: an edge out of it only
+  // means that a factorization token took the address of its released token.)
+  for (auto [u, v] : rec.edges()) {
+    if (u == 0) continue;
+    ASSERT_GE(owner[u], 0);
+    ASSERT_GE(owner[v], 0);
+    if (owner[u] != owner[v]) cross.insert({u, v});
+  }
+  for (int c = 0; c < S.ns; ++c) {
+    const int p = S.sn_parent[c];
+    if (p != -1 && node2task[c] != node2task[p]) want_cross.insert({last[node2task[c]], first[node2task[p]]});
+  }
+  EXPECT_FALSE(want_cross.empty());
+  EXPECT_EQ(cross, want_cross);
+
+  Ldlt plain(opts), seq_l(opts);
+  plain.analyze(A);
+  plain.factorize(A, &spu);
   SequentialExecutor seq;
-  RecordingExecutor fwd(&seq);
-  l.factorize(A, &fwd);
-  auto counts = fwd.counts();
-  EXPECT_EQ(counts["host_step"], 1u);  // the preparation (checks, scaling)
-  EXPECT_EQ(std::int64_t(counts["ldlt_subtree"]) + 1, ai.tasks);
-  EXPECT_FALSE(fwd.edges().empty());
-  (void)rec;
+  seq_l.analyze(A);
+  seq_l.factorize(A, &seq);
+  EXPECT_EQ(l.factor_hash(), plain.factor_hash());
+  EXPECT_EQ(l.factor_hash(), seq_l.factor_hash());
 }
 
 TEST(SparseLdltStarpu, SolveIsTwoTasksPerPlannedTask) {

@@ -376,7 +376,7 @@ TEST(SparseLdltDense, MultipleRhsAndRefactorization) {
   const auto& ai = ldlt.analyze(A);
   EXPECT_GT(ai.nnz_l, A.nnz() - 1);
   EXPECT_GT(ai.supernodes, 0);
-  EXPECT_EQ(ai.mode, "tree");
+  EXPECT_EQ(ai.mode, FactorMode::Tree);
   int nrhs = 3;
   std::vector<double> b(300 * nrhs);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::sin(double(i));
@@ -437,14 +437,14 @@ TEST(SparseLdltDense, FactorInfoCountsTheLThatWasStored) {
   Ldlt simp({.ordering = Ordering::Natural});
   const std::int64_t predicted = simp.analyze(A).nnz_l;
   const FactorInfo fs = simp.factorize(A);
-  ASSERT_EQ(fs.mode, "simplicial");
+  ASSERT_EQ(fs.mode, FactorMode::Simplicial);
   EXPECT_EQ(fs.nnz_l, 2 * n - 1);
   EXPECT_EQ(fs.flops, 4.0 * (n - 1) + 1);
   EXPECT_GT(predicted, 2 * n - 1);
   Ldlt multi({.ordering = Ordering::Natural, .simplicial_switch = 0});
   EXPECT_EQ(multi.analyze(A).nnz_l, predicted);
   const FactorInfo fm = multi.factorize(A);
-  EXPECT_NE(fm.mode, "simplicial");
+  EXPECT_NE(fm.mode, FactorMode::Simplicial);
   EXPECT_EQ(fm.delayed, 0);
   EXPECT_EQ(fm.nnz_l, predicted);
   EXPECT_GT(fm.flops, fs.flops);
@@ -597,7 +597,7 @@ TEST(SparseLdltDense, RcondIsOfTheEquilibratedMatrix) {
   Ldlt ldlt;
   ldlt.analyze(A);
   const auto fi = ldlt.factorize(A);
-  EXPECT_EQ(fi.mode, "simplicial");
+  EXPECT_EQ(fi.mode, FactorMode::Simplicial);
   EXPECT_GT(ldlt.rcond(), 0.05);  // B's own: eigenvalues in (0.5, 4.5)
   EXPECT_LE(ldlt.rcond(), 1.0);
   Ldlt raw({.scale = false});
@@ -719,14 +719,14 @@ TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
   std::mt19937 g(9);
   auto A = random_sparse(300, 0.004, 4.0, g);
   Ldlt simp;
-  ASSERT_EQ(simp.analyze(A).mode, "simplicial");
+  ASSERT_EQ(simp.analyze(A).mode, FactorMode::Simplicial);
   const auto fs = simp.factorize(A);
-  EXPECT_EQ(fs.mode, "simplicial");
+  EXPECT_EQ(fs.mode, FactorMode::Simplicial);
   EXPECT_EQ(fs.two_by_two + fs.delayed + fs.static_pivots, 0);
   Ldlt multi({.simplicial_switch = 0});
-  ASSERT_NE(multi.analyze(A).mode, "simplicial");
+  ASSERT_NE(multi.analyze(A).mode, FactorMode::Simplicial);
   const auto fm = multi.factorize(A);
-  EXPECT_NE(fm.mode, "simplicial");
+  EXPECT_NE(fm.mode, FactorMode::Simplicial);
   expect_inertia(fs.inertia, fm.inertia);
   expect_inertia(fs.inertia, dense_inertia(A));
   auto b = ones_rhs(A);
@@ -737,9 +737,9 @@ TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
   const int n = 60;
   auto K = zero_diagonal_pairs(n);
   Ldlt kkt;
-  ASSERT_EQ(kkt.analyze(K).mode, "simplicial");  // a candidate by its structure
+  ASSERT_EQ(kkt.analyze(K).mode, FactorMode::Simplicial);  // a candidate by its structure
   const auto fk = kkt.factorize(K);
-  EXPECT_EQ(fk.mode, "single-task");  // ... rejected: the pivoting path ran
+  EXPECT_EQ(fk.mode, FactorMode::SingleTask);  // ... rejected: the pivoting path ran
   EXPECT_GT(fk.two_by_two, 0);
   expect_inertia(fk.inertia, {n / 2, n / 2, 0});
   auto bk = ones_rhs(K);
@@ -747,12 +747,12 @@ TEST(SparseLdltDense, SimplicialModeKeptOnlyWhenThresholdPivotingAgrees) {
   // A candidate's supernode row structures are filled only when the multifrontal path
   // first needs them: the result equals that of an analysis that filled them at once.
   Ldlt eager({.simplicial_switch = 0});
-  ASSERT_EQ(eager.analyze(K).mode, "single-task");
+  ASSERT_EQ(eager.analyze(K).mode, FactorMode::SingleTask);
   const auto fe = eager.factorize(K);
   EXPECT_EQ(kkt.factor_hash(), eager.factor_hash());
   EXPECT_EQ(fk.two_by_two, fe.two_by_two);
   const auto fk2 = kkt.factorize(K);  // refactorization reuses them
-  EXPECT_EQ(fk2.mode, "single-task");
+  EXPECT_EQ(fk2.mode, FactorMode::SingleTask);
   EXPECT_EQ(kkt.factor_hash(), eager.factor_hash());
 }
 
@@ -769,14 +769,14 @@ TEST(SparseLdltDense, SimplicialRejectsLargeMultipliers) {
   }
   auto A = to_csc(n, D);
   Ldlt strict({.scale = false});
-  ASSERT_EQ(strict.analyze(A).mode, "simplicial");
+  ASSERT_EQ(strict.analyze(A).mode, FactorMode::Simplicial);
   const auto fs = strict.factorize(A);
-  EXPECT_EQ(fs.mode, "single-task");
+  EXPECT_EQ(fs.mode, FactorMode::SingleTask);
   expect_inertia(fs.inertia, {n / 2, n / 2, 0});
   Ldlt loose({.pivot_threshold = 0, .scale = false});
   loose.analyze(A);
   const auto fl = loose.factorize(A);
-  EXPECT_EQ(fl.mode, "simplicial");
+  EXPECT_EQ(fl.mode, FactorMode::Simplicial);
   expect_inertia(fl.inertia, {n / 2, n / 2, 0});
 }
 
@@ -817,7 +817,7 @@ TEST(SparseLdltDense, QuasiDefiniteKeepsTheUnpivotedFactorization) {
   Ldlt multi({.small_flops = 0, .simplicial_switch = 0});
   multi.analyze(A);
   const auto fm = multi.factorize(A);
-  EXPECT_EQ(fm.pivoting, "none");
+  EXPECT_EQ(fm.pivoting, Pivoting::None);
   EXPECT_EQ(fm.attempts, 1);
   EXPECT_GT(fm.growth, 0.0);
   EXPECT_LE(fm.growth, LdltOptions{}.growth_limit);
@@ -828,7 +828,7 @@ TEST(SparseLdltDense, QuasiDefiniteKeepsTheUnpivotedFactorization) {
   Ldlt strict({.small_flops = 0, .simplicial_switch = 0, .try_unpivoted = false});
   strict.analyze(A);
   const auto ft = strict.factorize(A);
-  EXPECT_EQ(ft.pivoting, "threshold");
+  EXPECT_EQ(ft.pivoting, Pivoting::Threshold);
   EXPECT_EQ(ft.growth, 0.0);
   EXPECT_GT(ft.delayed, 0);  // what the unpivoted attempt saves
   expect_inertia(ft.inertia, want);
@@ -836,7 +836,7 @@ TEST(SparseLdltDense, QuasiDefiniteKeepsTheUnpivotedFactorization) {
   Ldlt capped({.small_flops = 0, .simplicial_switch = 0, .growth_limit = 0.5 * fm.growth});
   capped.analyze(A);
   const auto fc = capped.factorize(A);
-  EXPECT_EQ(fc.pivoting, "threshold");
+  EXPECT_EQ(fc.pivoting, Pivoting::Threshold);
   EXPECT_EQ(fc.attempts, 2);
   expect_inertia(fc.inertia, want);
   EXPECT_EQ(capped.factor_hash(), strict.factor_hash());  // the threshold factorization, unchanged
@@ -845,10 +845,10 @@ TEST(SparseLdltDense, QuasiDefiniteKeepsTheUnpivotedFactorization) {
   // sparser: tiny supernodes, simplicial mode under the same rule
   auto S = quasi_definite(400, 200, 0.003, 30.0, 1e-3, g);
   Ldlt simp;
-  ASSERT_EQ(simp.analyze(S).mode, "simplicial");
+  ASSERT_EQ(simp.analyze(S).mode, FactorMode::Simplicial);
   const auto fs = simp.factorize(S);
-  EXPECT_EQ(fs.mode, "simplicial");
-  EXPECT_EQ(fs.pivoting, "none");
+  EXPECT_EQ(fs.mode, FactorMode::Simplicial);
+  EXPECT_EQ(fs.pivoting, Pivoting::None);
   EXPECT_GT(fs.growth, 0.0);
   expect_inertia(fs.inertia, dense_inertia(S));
   expect_inertia(fs.inertia, {400, 200, 0});
@@ -866,7 +866,7 @@ TEST(SparseLdltDense, SignMismatchFallsBackToThresholdPivoting) {
   Ldlt l({.small_flops = 0, .simplicial_switch = 0});
   l.analyze(A);
   const auto fi = l.factorize(A);
-  EXPECT_EQ(fi.pivoting, "threshold");
+  EXPECT_EQ(fi.pivoting, Pivoting::Threshold);
   EXPECT_EQ(fi.attempts, 2);
   expect_inertia(fi.inertia, want);
   auto b = ones_rhs(A);
@@ -888,9 +888,9 @@ TEST(SparseLdltDense, SimplicialBadlyScaledDefiniteMatrices) {
     CscMatrix32 B = A;
     for (double& v : B.values) v *= sign;
     Ldlt l;
-    ASSERT_EQ(l.analyze(B).mode, "simplicial");
+    ASSERT_EQ(l.analyze(B).mode, FactorMode::Simplicial);
     const auto fi = l.factorize(B);
-    EXPECT_EQ(fi.mode, "simplicial");
+    EXPECT_EQ(fi.mode, FactorMode::Simplicial);
     expect_inertia(fi.inertia, sign > 0 ? Inertia{400, 0, 0} : Inertia{0, 400, 0});
     auto b = ones_rhs(B);
     auto x = l.solve(b);

@@ -250,8 +250,8 @@ double lower_absmax(const double* X, int ldx, int n) {
 constexpr double kInverseBound = 1e3;
 
 // B := B L^-T for a unit lower n x n block L (ld ldl) with inverse X (ld ldx); B is
-// rows x n (ld ldb). OpenBLAS's dtrmm runs 3x faster than its dtrsm on these shapes, so
-// X is used where its entries and L's are moderate.
+// rows x n (ld ldb). OpenBLAS's dtrmm is faster than its dtrsm on these shapes, so X is
+// used where its entries and L's are moderate.
 void solve_right(int rows, int n, const double* L, int ldl, const double* X, int ldx, double* B, int ldb) {
   if (lower_absmax(X, ldx, n) * std::max(1.0, lower_absmax(L, ldl, n)) <= kInverseBound)
     cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, rows, n, 1.0, X, ldx, B, ldb);

@@ -1,45 +1,58 @@
-// codelets/starpu/sparse/cl_ldlt.cpp — unpack arguments, call the sparse LDL^T kernels.
-#include "starpu/sparse/cl_ldlt.hpp"
+// src/sparse/ldlt_tasks.cpp — see ldlt_tasks.hpp.
+#include "sparse/ldlt_tasks.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-namespace stardiff::codelets {
+namespace stardiff::sparse::detail {
 namespace {
+struct LdltSubtreeArgs {
+  const NumericCtx* ctx;
+  int lo, hi;
+};
+struct LdltBigArgs {
+  const NumericCtx* ctx;
+  int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
+};
+struct LdltSolveArgs {
+  const SolveCtx* ctx;
+  int lo, hi;
+};
+
 void ldlt_subtree_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSubtreeArgs>();
-  sparse::detail::factor_nodes(*a.ctx, a.lo, a.hi);
+  factor_nodes(*a.ctx, a.lo, a.hi);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.hi].nelim;
 }
 void big_begin_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_begin(*a.ctx, a.s);
+  big_begin(*a.ctx, a.s);
 }
 void big_assemble_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_assemble(*a.ctx, a.s, a.c0, a.c1);
+  big_assemble(*a.ctx, a.s, a.c0, a.c1);
 }
 void big_panel_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_panel(*a.ctx, a.s, a.k0, a.k1, a.c1);
+  big_panel(*a.ctx, a.s, a.k0, a.k1, a.c1);
 }
 void big_update_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_update(*a.ctx, a.s, a.k0, a.k1, a.c0, a.c1);
+  big_update(*a.ctx, a.s, a.k0, a.k1, a.c0, a.c1);
 }
 void big_finish_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
-  sparse::detail::big_finish(*a.ctx, a.s);
+  big_finish(*a.ctx, a.s);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
 }
 void ldlt_solve_forward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
-  sparse::detail::solve_forward(*a.ctx, a.lo, a.hi);
+  solve_forward(*a.ctx, a.lo, a.hi);
 }
 void ldlt_solve_backward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
-  sparse::detail::solve_backward(*a.ctx, a.lo, a.hi);
+  solve_backward(*a.ctx, a.lo, a.hi);
 }
 }  // namespace
 
@@ -52,7 +65,8 @@ const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
 const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu);
 const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
 
-void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, int lo, int hi, Handle& token,
+namespace {
+void insert_ldlt_subtree(Executor& exec, const NumericCtx* ctx, int lo, int hi, Handle& token,
                          const std::vector<Handle*>& deps, int priority) {
   std::vector<DataAccess> acc;
   acc.reserve(deps.size() + 1);
@@ -63,7 +77,6 @@ void insert_ldlt_subtree(Executor& exec, const sparse::detail::NumericCtx* ctx, 
               {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority});
 }
 
-namespace {
 // The tasks of a split front in submission order: begin; an assembly of every column
 // block (in parallel: zeroing and extend-add were a serial step at the top of the tree);
 // per window w a panel (on the block holding it) and an update of every later block that
@@ -89,7 +102,6 @@ void for_each_big_task(int m0, int p0, int nb, int bs, F&& f) {
   }
   f(3, 0, 0, 0, 0);
 }
-}  // namespace
 
 int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
   int n = 0;
@@ -97,7 +109,7 @@ int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
   return n;
 }
 
-int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s, int m0, int p0, int nb, int bs,
+int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int s, int m0, int p0, int nb, int bs,
                     Handle& token, const std::vector<Handle*>& deps,
                     std::vector<VariableHandle<std::int64_t>>& keep) {
   const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
@@ -138,7 +150,52 @@ int insert_ldlt_big(Executor& exec, const sparse::detail::NumericCtx* ctx, int s
   return ntask;
 }
 
-int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
+// Front order m0 and pivot columns p0 of the split supernode s.
+void big_front_size(const Symbolic& S, int s, int& m0, int& p0) {
+  p0 = S.sn_first[s + 1] - S.sn_first[s];
+  m0 = p0 + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+}
+}  // namespace
+
+std::int64_t count_factor_tasks(const Symbolic& S, int block_size) {
+  std::int64_t n = 0;
+  for (std::size_t t = 0; t < S.task_lo.size(); ++t) {
+    if (!S.task_split[t]) {
+      n += 1;
+      continue;
+    }
+    int m0 = 0, p0 = 0;
+    big_front_size(S, S.task_lo[t], m0, p0);
+    n += count_ldlt_big_tasks(m0, p0, block_size, 4 * block_size);
+  }
+  return n;
+}
+
+std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx) {
+  const Symbolic& S = *ctx->sym;
+  const int nt = int(S.task_lo.size());
+  std::int64_t ntasks = 0;
+  std::vector<VariableHandle<std::int64_t>> tokens, keep;
+  tokens.reserve(nt);
+  for (int t = 0; t < nt; ++t) tokens.emplace_back(std::int64_t(0), "ldlt_token");
+  std::vector<Handle*> deps;
+  for (int t = 0; t < nt; ++t) {
+    deps.clear();
+    for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) deps.push_back(&tokens[S.dep_list[q]]);
+    if (S.task_split[t]) {
+      int m0 = 0, p0 = 0;
+      big_front_size(S, S.task_lo[t], m0, p0);
+      ntasks += insert_ldlt_big(ex, ctx, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, keep);
+    } else {
+      insert_ldlt_subtree(ex, ctx, S.task_lo[t], S.task_hi[t], tokens[t], deps, 0);
+      ++ntasks;
+    }
+  }
+  ex.wait_all();  // the tokens go out of scope here
+  return ntasks;
+}
+
+int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx) {
   const auto& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
   // Per task, the tasks holding the parents of its nodes outside it (a task may group
@@ -173,4 +230,4 @@ int insert_ldlt_solve(Executor& exec, const sparse::detail::SolveCtx* ctx) {
   exec.wait_all();  // the tokens go out of scope here
   return 2 * nt;
 }
-}  // namespace stardiff::codelets
+}  // namespace stardiff::sparse::detail
