@@ -31,7 +31,6 @@
 #include <string>
 #include <vector>
 
-#include "powerflow/klu_solver.hpp"
 #include "stardiff/forward/sparse_jacobian.hpp"
 #include "stardiff/powerflow.hpp"
 #include "stardiff/stardiff.hpp"
@@ -126,7 +125,7 @@ int main(int argc, char** argv) {
     forward::SparseJacobian<PfResidual> generic(pcsc, col.coloring, res);
     const auto to_csc = pat.csr_to_csc();
 
-    powerflow::detail::KluSolver klu;
+    KluSolver klu;
     klu.analyze(pat.n, pat.row_ptr.data(), pat.col_idx.data());
     ad_jacobian(net, ix, pat, col, sbus, V0, Jad);
     analytic_jacobian(net, ix, pat, sbus, V0, Jan);
@@ -154,7 +153,7 @@ int main(int argc, char** argv) {
     timers.push_back({"analytic_jacobian", [&] { analytic_jacobian(net, ix, pat, sbus, V0, Jan); }, {}});
     timers.push_back({"fd_jacobian", [&] { fd_jacobian(net, ix, pat, col, sbus, V0, 1e-6, Jfd); }, {}});
     timers.push_back({"klu_factor", [&] {
-                        powerflow::detail::KluSolver k2;
+                        KluSolver k2;
                         k2.analyze(pat.n, pat.row_ptr.data(), pat.col_idx.data());
                         k2.factor(Jan.data());
                       }, {}});
