@@ -13,11 +13,11 @@
 //   fd_jacobian    coloured central finite differences (2 residuals per colour)
 //   klu_factor / klu_refactor / klu_solve  on the Jacobian at the start point (klu_factor =
 //                  klu_analyze with KLU's default AMD + klu_factor; Newton itself orders by
-//                  AMD on the bus graph, see newton.cpp)
+//                  AMD on the bus graph, see newton_system.cpp)
 //   newton         full solve() from the case in memory (Ybus, colouring, iterations)
-// Each line: `pf_vs_peers case=C what=W median_s=T ... ratio=X`, ratio being the stated
-// comparison (AD/analytic; for newton on case9241pegase: ExaPF 0.3145 s / ours and
-// MATPOWER 0.511 s / ours, i.e. speed-ups). Max |AD - analytic| / max |analytic| and the FD
+// Each line: `pf_vs_peers case=C what=W median_s=T ... ratio=X`, ratio = time / analytic
+// time; newton on case9241pegase also prints the published ExaPF and MATPOWER times
+// (exapf_s, matpower_s) and their ratios to ours. Max |AD - analytic| / max |analytic| and the FD
 // agreement are printed too. Host-only timers run with the StarPU workers paused.
 #include <algorithm>
 #include <chrono>
