@@ -26,21 +26,27 @@ if(STARDIFF_CUDA_KERNELS)
   endif()
   set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 knows no CUDA20 flag for nvcc 13
   set(STARDIFF_CU_SOURCES)
-  foreach(m core ${STARDIFF_MODULES})
+  foreach(m ${STARDIFF_MODULES})
     file(GLOB msrc CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/codelets/cuda/${m}/*.cu)
     list(APPEND STARDIFF_CU_SOURCES ${msrc})
   endforeach()
-  add_library(stardiff_cuda_kernels STATIC ${STARDIFF_CU_SOURCES})
-  set_target_properties(stardiff_cuda_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON
-    CUDA_SEPARABLE_COMPILATION OFF)
-  target_include_directories(stardiff_cuda_kernels PRIVATE
-    ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/codelets)
-  target_compile_options(stardiff_cuda_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  if(STARDIFF_CU_SOURCES)
+    add_library(stardiff_cuda_kernels STATIC ${STARDIFF_CU_SOURCES})
+    set_target_properties(stardiff_cuda_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON
+      CUDA_SEPARABLE_COMPILATION OFF)
+    target_include_directories(stardiff_cuda_kernels PRIVATE
+      ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/codelets)
+    target_compile_options(stardiff_cuda_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+    set(cuda_link PUBLIC)
+  else()  # no enabled module has CUDA kernels: only the runtime to link
+    add_library(stardiff_cuda_kernels INTERFACE)
+    set(cuda_link INTERFACE)
+  endif()
   if(STARPU_HAS_CUDA)
     # Share StarPU's CUDA runtime (one runtime per process, same contexts and streams).
     set(STARDIFF_STARPU_CUDA ON)
-    target_link_libraries(stardiff_cuda_kernels PUBLIC CUDA::cudart)
+    target_link_libraries(stardiff_cuda_kernels ${cuda_link} CUDA::cudart)
   elseif(TARGET CUDA::cudart_static)
-    target_link_libraries(stardiff_cuda_kernels PUBLIC CUDA::cudart_static)
+    target_link_libraries(stardiff_cuda_kernels ${cuda_link} CUDA::cudart_static)
   endif()
 endif()

@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
   std::fprintf(human,
                "%s: %zu buses, %zu branches, %s after %d iterations (%d solves), max mismatch %.3e p.u.; "
                "J %d x %d, %d nnz, %d colours (lower bound %d); jacobian %.6f s, linsolve %.6f s, total %.6f s\n",
-               c.name.c_str(), c.buses.size(), c.branches.size(), r.status.c_str(), r.iterations, r.solves,
+               c.name.c_str(), c.buses.size(), c.branches.size(), powerflow::to_string(r.status), r.iterations, r.solves,
                r.max_mismatch, r.jacobian_rows, r.jacobian_rows, r.jacobian_nnz, r.colors, r.color_lower_bound,
                r.jacobian_s, r.linsolve_s, r.total_s);
   if (json) {
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
         .field("buses", static_cast<long long>(c.buses.size()))
         .field("branches", static_cast<long long>(c.branches.size()))
         .field("converged", r.converged)
-        .field("status", r.status)
+        .field("status", powerflow::to_string(r.status))
         .field("iterations", r.iterations)
         .field("max_mismatch", r.max_mismatch)
         .field("colors", r.colors)

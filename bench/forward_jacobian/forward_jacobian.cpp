@@ -1,9 +1,8 @@
-// bench/forward_jacobian — forward-mode sparse Jacobian timings on power-flow-shaped
-// residuals built from MATPOWER case patterns (random admittances on the real Ybus
-// structure; codelets/cpu/forward/pf_test_problem.hpp):
+// bench/forward_jacobian — forward-mode sparse Jacobian timings on the power-flow residual
+// of MATPOWER cases (the powerflow module's PfResidual, Ybus and Sbus, at a fixed state):
 //   colour_<order>    color_columns time and colour count
 //   residual          F on double (sequential)
-//   analytic          per-non-zero analytic assembly (the peer; positions precomputed)
+//   analytic          powerflow::analytic_jacobian, MATPOWER's dSbus_dV per non-zero (the peer)
 //   ad_w<W>           SparseJacobian<F, W> values + F, sequential executor
 //   ad_dense          SparseJacobian<F, 96>: one Dual<96> pass over every row (c <= 96)
 //   rl_w<W>           SparseJacobian<F, W> in RowLocal mode (each row alone, no colouring)
@@ -27,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "cpu/forward/pf_test_problem.hpp"
+#include "stardiff/powerflow.hpp"
 #include "stardiff/stardiff.hpp"
 
 using namespace stardiff;
 using namespace stardiff::forward;
-using namespace stardiff::forward::test_problems;
+using powerflow::PfResidual;
 
 namespace {
 
@@ -47,58 +46,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
-
-// Per-non-zero analytic Jacobian with positions precomputed (the peer).
-struct Analytic {
-  const PfNetwork* net;
-  std::vector<std::int32_t> pos_va, pos_vm;  // per (row, ybus entry of its bus): CSC position or -1
-  std::vector<std::int32_t> slot_ptr;        // per row: start in pos_*
-  Analytic(const PfNetwork& N, const SparsityPattern& p) : net(&N) {
-    std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> at;
-    for (std::int32_t j = 0; j < p.n_cols; ++j)
-      for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) at[{p.row_idx[e], j}] = e;
-    slot_ptr.push_back(0);
-    for (std::int32_t r = 0; r < p.n_rows; ++r) {
-      const std::int32_t i = N.row_bus[r];
-      for (std::int32_t e = N.ybus_ptr[i]; e < N.ybus_ptr[i + 1]; ++e) {
-        const std::int32_t k = N.ybus_col[e];
-        pos_va.push_back(N.va_idx[k] >= 0 ? at.at({r, N.va_idx[k]}) : -1);
-        pos_vm.push_back(N.vm_idx[k] >= 0 ? at.at({r, N.vm_idx[k]}) : -1);
-      }
-      slot_ptr.push_back(static_cast<std::int32_t>(pos_va.size()));
-    }
-  }
-  void operator()(const std::vector<double>& x, double* out) const {
-    const PfNetwork& N = *net;
-    auto vm = [&](std::int32_t k) { return N.vm_idx[k] >= 0 ? x[N.vm_idx[k]] : N.vm0[k]; };
-    auto va = [&](std::int32_t k) { return N.va_idx[k] >= 0 ? x[N.va_idx[k]] : N.va0[k]; };
-    const std::int32_t nrows = static_cast<std::int32_t>(slot_ptr.size()) - 1;
-    for (std::int32_t r = 0; r < nrows; ++r) {
-      const std::int32_t i = N.row_bus[r];
-      const bool q = N.row_is_q[r];
-      const double vi = vm(i), ti = va(i);
-      double dti = 0, dvi = 0;
-      std::int32_t s = slot_ptr[r], di_va = -1, di_vm = -1;
-      for (std::int32_t e = N.ybus_ptr[i]; e < N.ybus_ptr[i + 1]; ++e, ++s) {
-        const std::int32_t k = N.ybus_col[e];
-        const double vk = vm(k), t = ti - va(k), c = std::cos(t), sn = std::sin(t), G = N.G[e], B = N.B[e];
-        const double a = q ? G * sn - B * c : G * c + B * sn;   // d/dVk / vi
-        const double b = q ? -G * c - B * sn : G * sn - B * c;  // d/dtk / (vi vk)
-        if (k == i) {
-          di_va = pos_va[s], di_vm = pos_vm[s];
-          dvi += vk * a + (q ? -vi * B : vi * G);
-          continue;
-        }
-        dti -= vi * vk * b;
-        dvi += vk * a;
-        if (pos_va[s] >= 0) out[pos_va[s]] = vi * vk * b;
-        if (pos_vm[s] >= 0) out[pos_vm[s]] = vi * a;
-      }
-      if (di_va >= 0) out[di_va] = dti;
-      if (di_vm >= 0) out[di_vm] = dvi;
-    }
-  }
-};
 
 double rel_err(const std::vector<double>& a, const std::vector<double>& b) {
   double e = 0, s = 0;
@@ -130,15 +77,15 @@ int main(int argc, char** argv) {
   // StarPU workers poll while idle: the runtime lives only for the StarPU measurements.
   std::unique_ptr<Runtime> rt;
   for (const auto& path : cases) {
-    PfPattern pf;
+    powerflow::JacobianProblem pf;
     try {
-      pf = read_pf_pattern(path);
+      pf = powerflow::make_jacobian_problem(powerflow::read_matpower(path));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forward_jacobian: %s: %s\n", path.c_str(), e.what());
       return 2;
     }
     const std::string name = path.substr(path.find_last_of('/') + 1);
-    const auto& p = pf.pattern;
+    const auto p = pf.pattern.csc();
     for (ColorOrder o : {ColorOrder::Natural, ColorOrder::LargestFirst, ColorOrder::SmallestLast,
                          ColorOrder::IncidenceDegree, ColorOrder::Best}) {
       std::vector<double> t, tc;
@@ -153,12 +100,16 @@ int main(int argc, char** argv) {
                   name.c_str(), to_string(o), p.n_cols, p.nnz(), c.num_colors, c.lower_bound, 1e3 * median(t),
                   1e3 * median(tc));
     }
-    const auto net = random_network(pf, 7);
+    std::vector<double> va0, vm0;
+    const PfResidual res = powerflow::make_residual(pf.net, pf.ix, pf.sbus, pf.v0, va0, vm0);
     std::vector<double> x(p.n_cols);
-    for (std::size_t j = 0; j < x.size(); ++j) x[j] = (j < pf.npvpq ? 0.01 * std::sin(double(j)) : 1.0 + 0.01 * std::cos(double(j)));
-    const PfResidual res{&net};
+    for (std::size_t j = 0; j < x.size(); ++j)
+      x[j] = (j < std::size_t(pf.ix.npvpq()) ? 0.01 * std::sin(double(j)) : 1.0 + 0.01 * std::cos(double(j)));
+    const auto V = powerflow::voltage_from_state(pf.ix, va0, vm0, x);
     const auto coloring = color_columns(p, ColorOrder::Best);
-    Analytic analytic(net, p);
+    const auto to_csc = pf.pattern.csr_to_csc();
+    std::vector<double> csr;  // analytic values, CSR layout of pf.pattern
+    auto analytic = [&] { powerflow::analytic_jacobian(pf.net, pf.ix, pf.pattern, pf.sbus, V, csr); };
     SparseJacobian<PfResidual, 4> j4(p, coloring, res);
     SparseJacobian<PfResidual, 8> j8(p, coloring, res);
     SparseJacobian<PfResidual, 16> j16(p, coloring, res);
@@ -171,7 +122,8 @@ int main(int argc, char** argv) {
     SparseJacobian<PfResidual, 16> r16(p, res, rl);
     SparseJacobian<PfResidual, 8> r8s(p, res, rl);
     std::vector<double> ref(p.nnz()), vals(p.nnz()), f(p.n_rows);
-    analytic(x, ref.data());
+    analytic();
+    for (std::size_t k = 0; k < csr.size(); ++k) ref[to_csc[k]] = csr[k];
     std::map<std::string, std::vector<double>> t, tc;
     std::map<std::string, double> err;
     std::map<std::string, std::int64_t> rows_eval;
@@ -184,7 +136,7 @@ int main(int argc, char** argv) {
     };
     for (int r = 0; r < repeats; ++r) {
       run("residual", [&] { res(RowRange{0, p.n_rows}, x.data(), f.data()); });
-      run("analytic", [&] { analytic(x, vals.data()); });
+      run("analytic", analytic);
       run("ad_w4", [&] { j4.jacobian(seq, x, vals, f); });
       err["ad_w4"] = rel_err(vals, ref);
       run("ad_w8", [&] { j8.jacobian(seq, x, vals, f); });

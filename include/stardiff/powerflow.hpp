@@ -1,6 +1,7 @@
 // stardiff/powerflow.hpp — umbrella header of the power-flow module.
 #pragma once
 #include "stardiff/powerflow/jacobian.hpp"
+#include "stardiff/powerflow/klu.hpp"
 #include "stardiff/powerflow/matpower.hpp"
 #include "stardiff/powerflow/network.hpp"
 #include "stardiff/powerflow/newton.hpp"

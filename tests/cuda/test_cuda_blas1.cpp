@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu/core/blas1.hpp"
-#include "cuda/core/blas1.cuh"
+#include "support/core/blas1.hpp"
+#include "support/cuda/blas1.cuh"
 
 namespace {
 bool have_device() {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "cpu/forward/bratu_pattern.hpp"
-#include "forward/gpu_selftest.hpp"
+#include "support/forward/bratu_pattern.hpp"
+#include "support/forward/gpu_selftest.hpp"
 #include "stardiff/forward.hpp"
 
 using namespace stardiff::forward;

@@ -73,7 +73,7 @@ TEST(PowerflowCases, MatchMatpowerSolutions) {
   for (const auto& ci : kCases) {
     const Case& c = load(dir, ci.name);
     const NewtonResult r = solve(c);
-    ASSERT_TRUE(r.converged) << ci.name << " " << r.status;
+    ASSERT_TRUE(r.converged) << ci.name << " " << to_string(r.status);
     EXPECT_EQ(r.iterations, ci.iterations) << ci.name;
     EXPECT_LT(r.max_mismatch, 1e-8);
     EXPECT_LT(pftest::recomputed_mismatch(c, r), 1e-8) << ci.name;
@@ -91,7 +91,7 @@ TEST(PowerflowCases, QLimitsMatchMatpower) {
     if (!std::ifstream(ref)) continue;
     const Case& c = load(dir, ci.name);
     const NewtonResult r = solve(c, o);
-    ASSERT_TRUE(r.converged) << ci.name << " " << r.status;
+    ASSERT_TRUE(r.converged) << ci.name << " " << to_string(r.status);
     EXPECT_EQ(r.iterations, ci.qlim_iterations) << ci.name;
     expect_matches(c, r, pftest::read_solution(ref), true);
   }

@@ -8,8 +8,8 @@
 #include <set>
 #include <thread>
 
-#include "cpu/core/blas1.hpp"
-#include "starpu/core/cl_blas1.hpp"
+#include "support/core/blas1.hpp"
+#include "support/core/cl_blas1.hpp"
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
 

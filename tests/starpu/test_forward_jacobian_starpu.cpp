@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cpu/forward/bratu_pattern.hpp"
+#include "support/forward/bratu_pattern.hpp"
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "starpu/core/cl_blas1.hpp"
+#include "support/core/cl_blas1.hpp"
 #include "stardiff/stardiff.hpp"
 
 extern "C" int openblas_get_num_threads(void) __attribute__((weak));

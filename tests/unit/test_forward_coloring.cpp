@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <random>
 
-#include "cpu/forward/bratu_pattern.hpp"
+#include "support/forward/bratu_pattern.hpp"
 #include "stardiff/forward/coloring.hpp"
 #include "stardiff/runtime/error.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "cpu/forward/bratu_pattern.hpp"
+#include "support/forward/bratu_pattern.hpp"
 #include "stardiff/forward.hpp"
 #include "stardiff/runtime/error.hpp"
 

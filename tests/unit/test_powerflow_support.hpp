@@ -178,9 +178,9 @@ inline void fuzz(const std::string& name, const std::string& text, int iteration
       converged += r.converged;
       ASSERT_EQ(r.vm.size(), c.buses.size());
       if (!r.converged)
-        ASSERT_TRUE(r.status == "max_iter" || r.status == "diverged" || r.status == "singular" ||
-                    r.status == "infeasible")
-            << r.status;
+        ASSERT_TRUE(r.status == NewtonStatus::MaxIter || r.status == NewtonStatus::Diverged ||
+                    r.status == NewtonStatus::Singular || r.status == NewtonStatus::Infeasible)
+            << to_string(r.status);
     } catch (const Error& e) {
       ++errors;
       ASSERT_EQ(std::string(e.what()).rfind(name, 0), 0u) << e.what();

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "starpu/core/cl_blas1.hpp"
+#include "support/core/cl_blas1.hpp"
 #include "stardiff/stardiff.hpp"
 
 using namespace stardiff;

@@ -21,9 +21,10 @@
 //    the reference if the reference is converted); solve again from the current solution;
 //    repeat until none violates. Angles are finally shifted so the original reference bus
 //    keeps its angle. All remaining PV/ref generators violating the same limit => failure.
-//  * Numerical failures are returned: converged = false with status "max_iter", "diverged"
-//    (non-finite mismatch) or "singular" (KLU could not factor J), "infeasible" (Q limits),
-//    and the last mismatch norm. Bad options throw Error.
+//  * Numerical failures are returned: converged = false with status MaxIter, Diverged
+//    (non-finite mismatch) or Singular (KLU could not factor J), Infeasible (Q limits),
+//    and the last mismatch norm; to_string gives "max_iter", "diverged", "singular",
+//    "infeasible" ("converged"). Bad options throw Error.
 //  * The result gives Vm (p.u.) and Va (degrees) per Case bus in file order (isolated buses
 //    keep their file values) and the final bus type per Case bus.
 #pragma once
@@ -41,6 +42,9 @@ namespace stardiff::powerflow {
 // ADDense: the classical dense Dual<N> sweep; Analytic: MATPOWER's dSbus_dV per non-zero.
 enum class JacobianMethod { AD, ADDense, Analytic };
 const char* to_string(JacobianMethod m);
+
+enum class NewtonStatus { Converged, MaxIter, Diverged, Singular, Infeasible };
+const char* to_string(NewtonStatus s);  // "converged", "max_iter", "diverged", "singular", "infeasible"
 
 struct IterationInfo {
   int solve = 0;       // Q-limit round (0 without Q limits)
@@ -63,7 +67,7 @@ struct SolveOptions {
 
 struct NewtonResult {
   bool converged = false;
-  std::string status;  // "converged", "max_iter", "diverged", "singular", "infeasible"
+  NewtonStatus status = NewtonStatus::MaxIter;
   int iterations = 0;  // total over Q-limit rounds
   int solves = 0;      // Newton solves (Q-limit rounds)
   double max_mismatch = 0;  // ||F||_inf at the returned point

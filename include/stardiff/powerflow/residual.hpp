@@ -94,4 +94,17 @@ inline std::vector<double> state_from_voltage(const PfIndex& ix, const std::vect
   return x;
 }
 
+// The voltages PfResidual evaluates at: Va/Vm from x = [Va(pv); Va(pq); Vm(pq)] for
+// variables, from va0/vm0 (per bus, as make_residual fills them) otherwise.
+inline std::vector<cplx> voltage_from_state(const PfIndex& ix, const std::vector<double>& va0,
+                                            const std::vector<double>& vm0, const std::vector<double>& x) {
+  std::vector<cplx> v(ix.n);
+  for (int i = 0; i < ix.n; ++i) {
+    const double va = ix.va_var[i] >= 0 ? x[ix.va_var[i]] : va0[i];
+    const double vm = ix.vm_var[i] >= 0 ? x[ix.vm_var[i]] : vm0[i];
+    v[i] = cplx(vm * std::cos(va), vm * std::sin(va));
+  }
+  return v;
+}
+
 }  // namespace stardiff::powerflow

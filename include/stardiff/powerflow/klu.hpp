@@ -1,4 +1,5 @@
-// src/powerflow/klu_solver.hpp — KLU on a fixed pattern: analyze once, factor, refactor, solve.
+// stardiff/powerflow/klu.hpp — KLU (SuiteSparse) on a fixed pattern: analyze once, factor,
+// refactor, solve; the sparse LU behind powerflow::solve, for Newton loops of one's own.
 //
 // Contract: analyze(n, Ap, Ai) takes a CSC pattern (arrays must outlive the solver) and
 // runs klu_analyze once. factor(Ax) does klu_factor the first time and klu_refactor after
@@ -10,7 +11,7 @@
 #pragma once
 #include <cstdint>
 
-namespace stardiff::powerflow::detail {
+namespace stardiff::powerflow {
 
 class KluSolver {
  public:
@@ -39,4 +40,4 @@ class KluSolver {
   double rcond_ = 0;
 };
 
-}  // namespace stardiff::powerflow::detail
+}  // namespace stardiff::powerflow

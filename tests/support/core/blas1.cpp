@@ -1,5 +1,5 @@
-// codelets/cpu/blas1.cpp — see blas1.hpp.
-#include "cpu/core/blas1.hpp"
+// tests/support/core/blas1.cpp — see blas1.hpp.
+#include "support/core/blas1.hpp"
 
 namespace stardiff::cpu {
 void axpy_cpu(std::size_t n, double alpha, const double* x, double* y) {

@@ -1,5 +1,5 @@
-// codelets/cuda/blas1.cu — see blas1.cuh. Grid-stride loops, one launch per call.
-#include "cuda/core/blas1.cuh"
+// tests/support/cuda/blas1.cu — see blas1.cuh. Grid-stride loops, one launch per call.
+#include "support/cuda/blas1.cuh"
 
 namespace stardiff::cuda {
 namespace {

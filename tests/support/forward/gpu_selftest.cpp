@@ -1,8 +1,8 @@
-// src/forward/gpu_selftest.cpp — see gpu_selftest.hpp.
-#include "forward/gpu_selftest.hpp"
+// tests/support/forward/gpu_selftest.cpp — see gpu_selftest.hpp.
+#include "support/forward/gpu_selftest.hpp"
 
 #if STARDIFF_CUDA_KERNELS
-#include "cuda/forward/bratu_jacobian_host.hpp"
+#include "support/cuda/bratu_jacobian_host.hpp"
 #endif
 
 namespace stardiff::forward::detail {

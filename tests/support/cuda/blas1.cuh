@@ -1,4 +1,4 @@
-// codelets/cuda/blas1.cuh — CUDA twins of codelets/cpu/blas1.hpp, asynchronous on `stream`.
+// tests/support/cuda/blas1.cuh — CUDA twins of support/core/blas1.hpp, asynchronous on `stream`.
 #pragma once
 #include <cstddef>
 

@@ -1,4 +1,4 @@
-// src/forward/gpu_selftest.hpp — test hook (private): the Bratu Jacobian computed by the
+// tests/support/forward/gpu_selftest.hpp — test hook: the Bratu Jacobian computed by the
 // CUDA instantiation of sparse_jacobian_cuda, callable from code built without CUDA.
 // Returns 0 on success, 1 when the CUDA kernels are not compiled in, 2 without a usable
 // device, 3 on a CUDA error (message in *err).
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/forward/bratu_residual.hpp"
+#include "support/forward/bratu_residual.hpp"
 #include "stardiff/forward/coloring.hpp"
 
 namespace stardiff::forward::detail {

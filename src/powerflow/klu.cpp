@@ -1,5 +1,5 @@
-// src/powerflow/klu_solver.cpp — see klu_solver.hpp.
-#include "powerflow/klu_solver.hpp"
+// src/powerflow/klu.cpp — see stardiff/powerflow/klu.hpp.
+#include "stardiff/powerflow/klu.hpp"
 
 #include <klu.h>
 
@@ -8,7 +8,7 @@
 
 #include "stardiff/runtime/error.hpp"
 
-namespace stardiff::powerflow::detail {
+namespace stardiff::powerflow {
 
 struct KluSolver::Impl {
   klu_symbolic* sym = nullptr;
@@ -83,4 +83,4 @@ bool KluSolver::solve(double* b, bool transpose) const {
   return true;
 }
 
-}  // namespace stardiff::powerflow::detail
+}  // namespace stardiff::powerflow

@@ -1,4 +1,4 @@
-// codelets/cpu/blas1.hpp — level-1 vector kernels on plain pointers (no StarPU types).
+// tests/support/core/blas1.hpp — level-1 vector kernels on plain pointers (no StarPU types).
 //
 //   axpy_cpu:  y[i] += alpha * x[i]          for i < n
 //   scal_cpu:  x[i] *= alpha                 for i < n

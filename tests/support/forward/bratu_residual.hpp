@@ -1,4 +1,4 @@
-// codelets/cpu/forward/bratu_residual.hpp — a test residual for SparseJacobian: the 2-D
+// tests/support/forward/bratu_residual.hpp — a test residual for SparseJacobian: the 2-D
 // Bratu problem with a convection term on the unit square, nx x ny interior points,
 // zero Dirichlet boundary, h = 1/(nx+1), hy = 1/(ny+1), unknown u(i, j) = x[i + nx·j]:
 //   F(i,j) = (2u - uW - uE)/hx² + (2u - uS - uN)/hy² - lambda·exp(u) + c·u·(uE - uW)/(2hx)

@@ -1,11 +1,11 @@
-// codelets/cpu/forward/bratu_pattern.hpp — pattern and analytic Jacobian of BratuResidual,
+// tests/support/forward/bratu_pattern.hpp — pattern and analytic Jacobian of BratuResidual,
 // and a reproducible random state to evaluate them at (host only; see bratu_residual.hpp).
 #pragma once
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "cpu/forward/bratu_residual.hpp"
+#include "support/forward/bratu_residual.hpp"
 #include "stardiff/forward/coloring.hpp"
 
 namespace stardiff::forward::test_problems {

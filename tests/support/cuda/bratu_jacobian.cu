@@ -1,8 +1,8 @@
-// codelets/cuda/forward/bratu_jacobian.cu — see bratu_jacobian.cuh.
+// tests/support/cuda/bratu_jacobian.cu — see bratu_jacobian.cuh.
 #include <cstdio>
 #include <vector>
 
-#include "cuda/forward/bratu_jacobian.cuh"
+#include "support/cuda/bratu_jacobian.cuh"
 
 namespace stardiff::cuda {
 

@@ -1,11 +1,11 @@
-// codelets/cuda/forward/bratu_jacobian_host.hpp — host-to-host entry of the Bratu CUDA
+// tests/support/cuda/bratu_jacobian_host.hpp — host-to-host entry of the Bratu CUDA
 // Jacobian (plain C++, no CUDA types): copies the pattern, colouring and x to the device,
 // runs bratu_jacobian_cuda, copies the CSC values and f back. Returns 0, 2 when no
 // device is usable, 3 on a CUDA error (message in err, at least 256 bytes).
 #pragma once
 #include <cstdint>
 
-#include "cpu/forward/bratu_residual.hpp"
+#include "support/forward/bratu_residual.hpp"
 
 namespace stardiff::cuda {
 int bratu_jacobian_cuda_host(const forward::test_problems::BratuResidual& f, std::int32_t n_rows, std::int32_t n_cols,

@@ -1,27 +1,25 @@
-// tests/data/test_forward_coloring_matpower.cpp — colouring counts on real power-flow
-// Jacobian patterns built from ../shared/data/matpower cases (a minimal reader of the
-// bus/gen/branch sections; the powerflow module owns the real reader). Pattern: rows
-// [P(pv,pq); Q(pq)], columns [Va(pv,pq); Vm(pq)] (MATPOWER order: pv then pq, bus order),
-// each block the Ybus pattern. Asserts: every order gives a valid colouring with at least
+// tests/data/test_powerflow_coloring_matpower.cpp — colouring counts on real power-flow
+// Jacobian patterns of ../shared/data/matpower cases (the powerflow module's reader and
+// pattern: rows [P(pv); P(pq); Q(pq)], columns [Va(pv); Va(pq); Vm(pq)], each block the
+// Ybus pattern, in CSC). Asserts: every order gives a valid colouring with at least
 // lower_bound colours; best reaches the lower bound on case9241pegase (84; natural 85 as
-// ExaPF reports); a SparseJacobian of a power-flow-shaped residual (random admittances
-// on that pattern) equals a per-non-zero analytic Jacobian to 1e-12 relative, in both
-// Colored and RowLocal modes (bitwise equal to each other).
+// ExaPF reports); a SparseJacobian of the power-flow residual (the case's Ybus and Sbus,
+// perturbed state) equals the analytic Jacobian to 1e-12 relative, in both Colored and
+// RowLocal modes (bitwise equal to each other).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <random>
-#include <sstream>
 
 #include "stardiff/forward.hpp"
-#include "cpu/forward/pf_test_problem.hpp"
+#include "stardiff/powerflow.hpp"
 
 using namespace stardiff;
 using namespace stardiff::forward;
+using powerflow::PfResidual;
 
 namespace {
 
@@ -43,8 +41,8 @@ TEST(ForwardColoringMatpower, CountsOnRealPatterns) {
                           {"case1354pegase", -1, -1}, {"case2869pegase", -1, -1},   {"case9241pegase", 85, 84},
                           {"case_ACTIVSg2000", -1, -1}, {"case_ACTIVSg10k", -1, -1}};
   for (const auto& cs : cases) {
-    const auto pf = test_problems::read_pf_pattern(dir + "/" + cs.name + ".m");
-    const auto& p = pf.pattern;
+    const auto pf = powerflow::make_jacobian_problem(powerflow::read_matpower(dir + "/" + cs.name + ".m"));
+    const auto p = pf.pattern.csc();
     for (ColorOrder o : {ColorOrder::Natural, ColorOrder::LargestFirst, ColorOrder::SmallestLast,
                          ColorOrder::IncidenceDegree, ColorOrder::Best}) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -64,16 +62,22 @@ TEST(ForwardColoringMatpower, PowerFlowShapedJacobianMatchesAnalytic) {
   const std::string dir = data_dir();
   if (dir.empty() || !std::ifstream(dir + "/case1354pegase.m")) GTEST_SKIP() << "no ../shared/data/matpower";
   for (const char* name : {"case118", "case1354pegase"}) {
-    const auto pf = test_problems::read_pf_pattern(dir + "/" + name + ".m");
-    const auto net = test_problems::random_network(pf, 7);
+    const auto pf = powerflow::make_jacobian_problem(powerflow::read_matpower(dir + "/" + name + ".m"));
+    const auto pattern = pf.pattern.csc();
+    std::vector<double> va0, vm0;
+    const PfResidual res = powerflow::make_residual(pf.net, pf.ix, pf.sbus, pf.v0, va0, vm0);
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-0.2, 0.2);
-    std::vector<double> x(pf.pattern.n_cols);
-    for (std::size_t j = 0; j < x.size(); ++j) x[j] = (j < pf.npvpq ? 0.0 : 1.0) + u(rng);
-    SparseJacobian<test_problems::PfResidual, 8> jac(pf.pattern, test_problems::PfResidual{&net});
-    std::vector<double> vals(pf.pattern.nnz()), f(pf.pattern.n_rows);
+    std::vector<double> x(pattern.n_cols);
+    for (std::size_t j = 0; j < x.size(); ++j) x[j] = (j < std::size_t(pf.ix.npvpq()) ? 0.0 : 1.0) + u(rng);
+    SparseJacobian<PfResidual, 8> jac(pattern, res);
+    std::vector<double> vals(pattern.nnz()), f(pattern.n_rows);
     jac.jacobian(x, vals, f);
-    const auto ref = test_problems::analytic_jacobian(net, pf.pattern, x);
+    std::vector<double> csr, ref(vals.size());
+    powerflow::analytic_jacobian(pf.net, pf.ix, pf.pattern, pf.sbus, powerflow::voltage_from_state(pf.ix, va0, vm0, x),
+                                 csr);
+    const auto to_csc = pf.pattern.csr_to_csc();
+    for (std::size_t k = 0; k < csr.size(); ++k) ref[to_csc[k]] = csr[k];
     double err = 0, scale = 0;
     for (std::size_t e = 0; e < ref.size(); ++e) {
       err = std::max(err, std::abs(vals[e] - ref[e]));
@@ -84,8 +88,7 @@ TEST(ForwardColoringMatpower, PowerFlowShapedJacobianMatchesAnalytic) {
     jac.residual(x, f2);
     EXPECT_EQ(f, f2) << name;
     // RowLocal mode: same values bitwise (each entry is one partial of the same expression)
-    SparseJacobian<test_problems::PfResidual, 8> local(pf.pattern, test_problems::PfResidual{&net},
-                                                      {.mode = JacobianMode::RowLocal});
+    SparseJacobian<PfResidual, 8> local(pattern, res, {.mode = JacobianMode::RowLocal});
     std::vector<double> vals2(vals.size()), f3(f.size());
     local.jacobian(x, vals2, f3);
     EXPECT_EQ(vals2, vals) << name;

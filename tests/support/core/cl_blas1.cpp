@@ -1,9 +1,9 @@
-// codelets/starpu/cl_blas1.cpp — unpack buffers, call cpu:: (or cuda::) kernels.
-#include "starpu/core/cl_blas1.hpp"
+// tests/support/core/cl_blas1.cpp — unpack buffers, call cpu:: (or cuda::) kernels.
+#include "support/core/cl_blas1.hpp"
 
-#include "cpu/core/blas1.hpp"
+#include "support/core/blas1.hpp"
 #if STARDIFF_STARPU_CUDA
-#include "cuda/core/blas1.cuh"
+#include "support/cuda/blas1.cuh"
 #endif
 
 namespace stardiff::codelets {

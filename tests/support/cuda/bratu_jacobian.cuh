@@ -1,11 +1,11 @@
-// codelets/cuda/forward/bratu_jacobian.cuh — the concrete CUDA instantiation of
+// tests/support/cuda/bratu_jacobian.cuh — the concrete CUDA instantiation of
 // sparse_jacobian_cuda for the Bratu test residual (chunk width 8). CUDA code only;
 // host C++ uses bratu_jacobian_host.hpp.
 #pragma once
 #include <cuda_runtime.h>
 
-#include "cpu/forward/bratu_residual.hpp"
-#include "cuda/forward/bratu_jacobian_host.hpp"
+#include "support/forward/bratu_residual.hpp"
+#include "support/cuda/bratu_jacobian_host.hpp"
 #include "cuda/forward/sparse_jacobian.cuh"
 
 namespace stardiff::cuda {

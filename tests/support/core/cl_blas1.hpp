@@ -1,4 +1,4 @@
-// codelets/starpu/cl_blas1.hpp — codelets and insertion functions for level-1 kernels.
+// tests/support/core/cl_blas1.hpp — codelets and insertion functions for level-1 kernels.
 //
 //   insert_axpy(exec, alpha, x, y): y += alpha x      (x: R, y: RW), vectors of double
 //   insert_scal(exec, alpha, x):    x *= alpha        (x: RW)
