@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-#include "common/json.hpp"
+#include "json.hpp"
 #include "stardiff/stardiff.hpp"
 
 using namespace stardiff;

@@ -40,7 +40,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/json.hpp"
+#include "json.hpp"
 #include "stardiff/stardiff.hpp"
 
 using namespace stardiff;

@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "common/json.hpp"
+#include "json.hpp"
 #include "stardiff/powerflow.hpp"
 #include "stardiff/stardiff.hpp"
 

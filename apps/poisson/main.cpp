@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "common/json.hpp"
-#include "poisson/poisson_problem.hpp"
+#include "json.hpp"
+#include "poisson_problem.hpp"
 
 using namespace stardiff;
 

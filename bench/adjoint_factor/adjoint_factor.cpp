@@ -19,7 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#include "poisson/poisson_problem.hpp"
+#include "poisson_problem.hpp"
 
 using namespace stardiff;
 

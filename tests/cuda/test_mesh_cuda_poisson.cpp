@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "../../apps/poisson/poisson_problem.hpp"
+#include "poisson_problem.hpp"
 #include "cuda/mesh/poisson_stencil.cuh"
 
 using namespace stardiff;

@@ -3,7 +3,7 @@
 // whichever STARPU_SCHED ctest sets (eager, lws, dmda); the known answer E holds.
 #include <gtest/gtest.h>
 
-#include "../../apps/poisson/poisson_problem.hpp"
+#include "poisson_problem.hpp"
 #include "unit/test_adjoint_cases.hpp"
 #include "runtime_environment.hpp"
 

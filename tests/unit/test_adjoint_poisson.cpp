@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "../../apps/poisson/poisson_problem.hpp"
+#include "poisson_problem.hpp"
 
 using namespace stardiff;
 using poisson::Problem;

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../../apps/poisson/poisson_problem.hpp"
+#include "poisson_problem.hpp"
 
 using namespace stardiff;
 

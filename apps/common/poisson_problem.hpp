@@ -1,4 +1,4 @@
-// apps/poisson/poisson_problem.hpp — the OPS adjoint Poisson problem (DESIGN.md) on the
+// apps/common/poisson_problem.hpp — the OPS adjoint Poisson problem (DESIGN.md) on the
 // stardiff mesh DSL; shared by stardiff-poisson, its tests and the benchmarks.
 //
 // Interior nx x ny, halo depth 1, dx = dy = 0.01. On i, j in [-1, n]: x = dx i, y = dy j,
