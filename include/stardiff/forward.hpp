@@ -21,6 +21,7 @@
 //   SparsityPattern p = pattern_from_coo(m, n, rows, cols);     // (i, j): F_i reads x_j
 //   SparseJacobian<Residual, 8> jac(p, Residual{&data});        // colours (best order)
 //   jac.jacobian(exec, x, csc_values, f);                       // J in p's CSC layout, F
+//   PatternCheck chk = jac.verify_pattern(exec, x);             // in tests: F keeps to p
 //   SparseJacobian<Residual, 8> fast(p, Residual{&data}, {.mode = JacobianMode::RowLocal});
 //
 // JacobianMode::Colored follows ExaPF (one seed direction per colour, W colours per pass,

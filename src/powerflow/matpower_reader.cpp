@@ -3,17 +3,22 @@
 // A small MATLAB-subset scanner: statements `NAME.FIELD = VALUE;`, VALUE a numeric matrix
 // `[...]`, a cell array `{...}` (skipped), a string or a number. `%` starts a comment outside
 // quotes, `...` continues a line. Every row of a numeric matrix remembers its source line so
-// that semantic checks can name FILE:LINE.
+// that semantic checks can name FILE:LINE. Input quoted in a message goes through
+// quote_input (cut to 40 bytes, non-printable bytes as \xHH); a path that cannot be read
+// (a directory, say) is an Error with the system's reason.
 #include "stardiff/powerflow/matpower.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <queue>
-#include <sstream>
 #include <unordered_map>
 
+#include "core/quote.hpp"
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::powerflow {
@@ -47,19 +52,19 @@ class Scanner {
       if (eof()) break;
       char c = s_[p_];
       if (c == ';' || c == ',') { ++p_; continue; }
-      if (!is_ident_start(c)) fail(line_, std::string("unexpected character '") + c + "' at top level");
+      if (!is_ident_start(c)) fail(line_, "unexpected character '" + detail::quote_input(std::string_view(&c, 1)) + "' at top level");
       int stmt_line = line_;
       std::string id = ident();
       if (id == "function") { skip_to_eol(); continue; }
       if (id == "end" || id == "return" || id == "endfunction") continue;
       auto dot = id.find('.');
-      if (dot == std::string::npos) fail(stmt_line, "unsupported statement '" + id + "' (expected NAME.FIELD = ...)");
+      if (dot == std::string::npos) fail(stmt_line, "unsupported statement '" + detail::quote_input(id) + "' (expected NAME.FIELD = ...)");
       std::string field = id.substr(dot + 1);
       skip_blank(false);
-      if (eof() || s_[p_] != '=') fail(line_, "expected '=' after '" + id + "'");
+      if (eof() || s_[p_] != '=') fail(line_, "expected '=' after '" + detail::quote_input(id) + "'");
       ++p_;
       skip_blank(false);
-      if (eof()) fail(line_, "missing value for '" + id + "'");
+      if (eof()) fail(line_, "missing value for '" + detail::quote_input(id) + "'");
       value(field, stmt_line);
     }
   }
@@ -166,7 +171,7 @@ class Scanner {
     const char* b = tok.c_str();
     char* e = nullptr;
     double v = std::strtod(b, &e);
-    if (e == b || *e != '\0') fail(line, "non-numeric field '" + tok + "' in " + what);
+    if (e == b || *e != '\0') fail(line, "non-numeric field '" + detail::quote_input(tok) + "' in " + what);
     if (std::isnan(v)) fail(line, "NaN in " + what);
     return v;
   }
@@ -254,7 +259,7 @@ Case parse_matpower(std::string_view text, const std::string& file) {
   auto fail = [&](int line, const std::string& msg) { sc.fail(line, msg); };
 
   if (!sc.have_version) fail(1, "missing mpc.version (expected '2')");
-  if (sc.version != "2") fail(sc.version_line, "unsupported mpc.version '" + sc.version + "' (expected '2')");
+  if (sc.version != "2") fail(sc.version_line, "unsupported mpc.version '" + detail::quote_input(sc.version) + "' (expected '2')");
   if (!sc.have_base) fail(1, "missing mpc.baseMVA");
   if (!(std::isfinite(sc.base_mva) && sc.base_mva > 0))
     fail(sc.base_line, "mpc.baseMVA must be a positive finite number, got " + fmt_num(sc.base_mva));
@@ -407,12 +412,13 @@ Case parse_matpower(std::string_view text, const std::string& file) {
 }
 
 Case read_matpower(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open MATPOWER case file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  std::string text = ss.str();
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(path + ": cannot open MATPOWER case file: " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, got);
+  if (std::ferror(f.get())) throw Error(path + ": read error: " + std::strerror(errno));
   return parse_matpower(text, path);
 }
 

@@ -2,7 +2,8 @@
 // codes (0 converged, 1 not converged with JSON still printed, 2 bad input/usage with the
 // message naming FILE:LINE), --json prints exactly one JSON object with the documented keys,
 // --csv writes `bus,Vm,Va_deg` rows with integer ids and %.17g values in case-file order,
-// StarPU and sequential executors print identical CSVs.
+// StarPU and sequential executors print identical CSVs. Bad input on stderr: a directory
+// says "Is a directory", quotes of input are cut to 40 bytes, non-printable bytes escaped.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -110,4 +111,29 @@ TEST(PowerflowDriver, ExitCodes) {
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find(bad + ":19: non-numeric field '1x0'"), std::string::npos) << r.err;
+}
+
+TEST(PowerflowDriver, BadInputIsQuotedSafely) {
+  if (!std::ifstream(driver())) GTEST_SKIP() << "stardiff-pf not built";
+  DriverRun r = run(::testing::TempDir() + " --json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+  const std::string gz = ::testing::TempDir() + "pf_case.m.gz";
+  std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+  r = run(gz);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(gz + ":1: unexpected character '\\x1f' at top level"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1f'), std::string::npos);
+  const std::string big = ::testing::TempDir() + "pf_big_line.m";
+  {
+    std::string t = pftest::read_text(pftest::pf6_path());
+    t.replace(t.find("	40	1	100	35"), 13, "	40	1	1" + std::string(5 << 20, '0') + "x	35");
+    std::ofstream(big) << t;
+  }
+  r = run(big);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_LT(r.err.size(), 400u);
+  EXPECT_NE(r.err.find(big + ":19: non-numeric field '1" + std::string(39, '0') + "...'"), std::string::npos)
+      << r.err.substr(0, 400);
 }

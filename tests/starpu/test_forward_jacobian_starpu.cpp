@@ -3,13 +3,14 @@
 // several chunk widths and block counts, repeated calls with changing x, and a
 // power-flow-shaped residual on a generated network), with one task per row block plus
 // the scatter task; a residual that throws in a task surfaces as stardiff::Error. Both
-// modes (Colored, RowLocal).
+// modes (Colored, RowLocal). verify_pattern under StarPU gives the sequential report.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "support/forward/bratu_pattern.hpp"
+#include "support/forward/leaky_residual.hpp"
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
 
@@ -111,4 +112,29 @@ TEST(ForwardJacobianStarpu, TaskCountsAndFailures) {
       EXPECT_EQ(ff[i], xx[i] * xx[i]);
     }
   }
+}
+
+TEST(ForwardJacobianStarpu, VerifyPatternMatchesSequential) {
+  const std::int32_t n = 200;
+  const auto p = test_problems::tridiagonal_pattern(n);
+  test_problems::LeakyTridiag leaky{n};
+  leaky.extra[0] = {150, 3, 2.0};
+  leaky.extra[1] = {40, 190, -1.0};
+  leaky.extra[2] = {40, 120, 0.5};
+  leaky.n_extra = 3;
+  SparseJacobian<test_problems::LeakyTridiag, 4> jac(p, leaky, {.row_blocks = 3});
+  const auto x = bratu_state(n, 8);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  const PatternCheck a = jac.verify_pattern(seq, x), b = jac.verify_pattern(par, x);
+  EXPECT_EQ(a.violations, 3);
+  EXPECT_EQ(a.row, 40);
+  EXPECT_EQ(a.col, 120);
+  EXPECT_EQ(b.violations, a.violations);
+  EXPECT_EQ(b.row, a.row);
+  EXPECT_EQ(b.col, a.col);
+  EXPECT_EQ(b.partial, a.partial);
+  const BratuResidual res{30, 20, 1.0, 2.0};
+  SparseJacobian<BratuResidual, 8> bratu(bratu_pattern(30, 20), res);
+  EXPECT_TRUE(bratu.verify_pattern(par, bratu_state(600, 3)).ok());
 }

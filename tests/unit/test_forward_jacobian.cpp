@@ -5,11 +5,15 @@
 // decompress(), a chunk skips rows whose partials are all structurally zero, and wrong
 // sizes / bad patterns / invalid colourings throw stardiff::Error. RowLocal mode: the
 // same values (bitwise equal to Colored), one pass per W non-zeros of a row.
+// verify_pattern: a residual reading x outside its pattern (which corrupts the Colored
+// entry of the same colour, and is dropped by RowLocal) is named by its first row and
+// column; a residual that keeps to its pattern passes.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "support/forward/bratu_pattern.hpp"
+#include "support/forward/leaky_residual.hpp"
 #include "stardiff/forward.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -19,6 +23,9 @@ using test_problems::BratuResidual;
 using test_problems::bratu_jacobian;
 using test_problems::bratu_pattern;
 using test_problems::bratu_state;
+using test_problems::LeakyTridiag;
+using test_problems::tridiagonal_jacobian;
+using test_problems::tridiagonal_pattern;
 
 namespace {
 
@@ -210,4 +217,85 @@ TEST(ForwardJacobian, BadInputThrows) {
   EXPECT_THROW(make_row_local_plan(p, 0, 1), Error);
   EXPECT_THROW(make_row_local_plan(bad, 4, 1), Error);
   EXPECT_THROW((SparseJacobian<BratuResidual>(bad, res, {.mode = JacobianMode::RowLocal})), Error);
+}
+
+TEST(ForwardJacobian, ReadOutsideThePatternCorruptsColoredAndIsNamedByVerify) {
+  const std::int32_t n = 16;
+  const auto p = tridiagonal_pattern(n);
+  LeakyTridiag leaky{n};
+  leaky.extra[0] = {5, 9, 3.0};  // row 5 (pattern: columns 4, 5, 6) reads x[9]
+  leaky.n_extra = 1;
+  const auto x = bratu_state(n, 11);
+  const auto exact = tridiagonal_jacobian(p, x);
+  SparseJacobian<LeakyTridiag, 8> colored(p, leaky);
+  std::vector<double> vals(p.nnz());
+  colored.jacobian(x, vals);
+  // the contract: Colored adds dF_5/dx_9 to row 5's entry in the column of x[9]'s colour
+  const auto& color = colored.coloring().color;
+  int corrupted = 0;
+  for (std::int32_t j = 0; j < n; ++j)
+    for (std::int32_t e = p.col_ptr[j]; e < p.col_ptr[j + 1]; ++e) {
+      const bool hit = p.row_idx[e] == 5 && color[j] == color[9];
+      EXPECT_NEAR(vals[e], exact[e] + (hit ? 3.0 : 0.0), 1e-15) << "row " << p.row_idx[e] << " col " << j;
+      corrupted += hit;
+    }
+  EXPECT_EQ(corrupted, 1);
+  SparseJacobian<LeakyTridiag, 8> local(p, leaky, {.mode = JacobianMode::RowLocal});
+  local.jacobian(x, vals);
+  for (std::int32_t e = 0; e < p.nnz(); ++e) EXPECT_NEAR(vals[e], exact[e], 1e-15);  // dropped
+
+  for (auto* jac : {&colored, &local}) {
+    const PatternCheck c = jac->verify_pattern(x);
+    EXPECT_FALSE(c.ok());
+    EXPECT_EQ(c.violations, 1);
+    EXPECT_EQ(c.row, 5);
+    EXPECT_EQ(c.col, 9);
+    EXPECT_EQ(c.partial, 3.0);
+    EXPECT_NE(c.message().find("row 5 depends on x[9] outside the pattern"), std::string::npos) << c.message();
+  }
+}
+
+TEST(ForwardJacobian, VerifyPatternNamesTheFirstRowMajorAcrossProbes) {
+  const std::int32_t n = 30;
+  const auto p = tridiagonal_pattern(n);
+  LeakyTridiag leaky{n};
+  leaky.extra[0] = {20, 0, 1.0};    // first probe
+  leaky.extra[1] = {3, 27, -2.5};   // last probe, but the first row
+  leaky.extra[2] = {3, 12, 0.0};    // a zero partial at x: not seen
+  leaky.extra[3] = {3, 29, 1e-300};
+  leaky.n_extra = 4;
+  const auto x = bratu_state(n, 5);
+  for (std::int32_t blocks : {1, 4}) {
+    SparseJacobian<LeakyTridiag, 4> jac(p, leaky, {.row_blocks = blocks});
+    SequentialExecutor seq;
+    const PatternCheck c = jac.verify_pattern(seq, x);
+    EXPECT_EQ(c.violations, 3);
+    EXPECT_EQ(c.row, 3);
+    EXPECT_EQ(c.col, 27);
+    EXPECT_EQ(c.partial, -2.5);
+  }
+  SparseJacobian<LeakyTridiag, 4> jac(p, leaky);
+  std::vector<double> short_x(n - 1);
+  EXPECT_THROW(jac.verify_pattern(short_x), Error);
+}
+
+TEST(ForwardJacobian, VerifyPatternPassesResidualsThatKeepToThePattern) {
+  const BratuResidual res{23, 17, 2.5, 3.0};
+  const auto p = bratu_pattern(res.nx, res.ny);
+  for (auto mode : {JacobianMode::Colored, JacobianMode::RowLocal}) {
+    SparseJacobian<BratuResidual, 8> jac(p, res, {.mode = mode});
+    const PatternCheck c = jac.verify_pattern(bratu_state(p.n_cols, 2));
+    EXPECT_TRUE(c.ok()) << c.message();
+    EXPECT_EQ(c.row, -1);
+    EXPECT_EQ(c.col, -1);
+  }
+  const auto tp = tridiagonal_pattern(9);
+  SparseJacobian<LeakyTridiag, 2> tri(tp, LeakyTridiag{9});
+  EXPECT_TRUE(tri.verify_pattern(bratu_state(9, 1)).ok());
+  // no unknowns / no rows
+  SparsityPattern none;
+  none.n_rows = 3;
+  none.col_ptr = {0};
+  SparseJacobian<Constant, 4> constant(none, Constant{});
+  EXPECT_TRUE(constant.verify_pattern(std::vector<double>{}).ok());
 }

@@ -1,6 +1,8 @@
 // tests/unit/test_powerflow_matpower.cpp — the MATPOWER reader: the built-in pf6 case
 // (arbitrary ids, continuation, two rows on a line, cell array with quotes, out-of-service
-// rows dropped) and every class of malformed input, each a stardiff::Error naming FILE:LINE.
+// rows dropped) and every class of malformed input, each a stardiff::Error naming FILE:LINE;
+// input quoted in a message is cut to 40 bytes with non-printable bytes as \xHH, and a
+// directory is "Is a directory".
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -129,6 +131,65 @@ TEST(PowerflowMatpower, MissingFile) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/case.m"), std::string::npos);
+  }
+}
+
+namespace {
+
+// Every byte of `msg` is printable ASCII.
+bool printable_ascii(const std::string& msg) {
+  for (char ch : msg)
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) return false;
+  return true;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_matpower(text, "bad.m");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+}  // namespace
+
+TEST(PowerflowMatpower, QuotedInputIsCutAndEscaped) {
+  // a gzip file: the magic bytes are escaped, not printed raw
+  std::string msg = error_of(std::string("\x1f\x8b\x08\x00\x12\x34\x56\x78\x00\x03", 10));
+  EXPECT_EQ(msg, "bad.m:1: unexpected character '\\x1f' at top level");
+  // a 5 MB token: 40 bytes quoted, then "..."
+  const std::string big(5 << 20, '4');
+  msg = error_of(mini_with("	3	40	0	300", "	3	" + big + "x0	0	300"));
+  EXPECT_EQ(msg.rfind("bad.m:11: non-numeric field '" + big.substr(0, 40) + "...' in mpc.gen row 2 column 2", 0), 0u)
+      << msg.substr(0, 200);
+  EXPECT_LT(msg.size(), 200u);
+  msg = error_of(mini_with("mpc.baseMVA = 100;", "mpc.baseMVA = " + big + "x;"));
+  EXPECT_LT(msg.size(), 200u);
+  EXPECT_NE(msg.find("non-numeric field '" + big.substr(0, 40) + "...'"), std::string::npos) << msg;
+  msg = error_of(mini_with("mpc.baseMVA = 100;", "mpc.baseMVA = 100;\n" + std::string(1 << 20, 'x') + " = 3;"));
+  EXPECT_LT(msg.size(), 200u);
+  EXPECT_NE(msg.find("unsupported statement '" + std::string(40, 'x') + "...'"), std::string::npos) << msg;
+  msg = error_of(mini_with("mpc.version = '2';", "mpc.version = '2\x01\xff" + std::string(100, 'v') + "';"));
+  EXPECT_TRUE(printable_ascii(msg)) << msg;
+  EXPECT_NE(msg.find("unsupported mpc.version '2\\x01\\xff" + std::string(37, 'v') + "...'"), std::string::npos) << msg;
+  msg = error_of(mini_with("mpc.baseMVA = 100;", "mpc.baseMVA = 1\t0\x7f;"));
+  EXPECT_NE(msg.find("non-numeric field '1\\x090\\x7f'"), std::string::npos) << msg;
+  // exactly 40 bytes: no "..."
+  msg = error_of(mini_with("mpc.baseMVA = 100;", "mpc.baseMVA = " + std::string(39, '1') + "z;"));
+  EXPECT_NE(msg.find("'" + std::string(39, '1') + "z' in"), std::string::npos) << msg;
+}
+
+TEST(PowerflowMatpower, DirectoryIsAnError) {
+  const std::string dir = ::testing::TempDir();
+  try {
+    read_matpower(dir);
+    FAIL() << "a directory was read as a case";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("Is a directory"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("mpc.version"), std::string::npos) << msg;
   }
 }
 

@@ -1,6 +1,7 @@
 // tests/unit/test_powerflow_newton.cpp — Ybus/Sbus against hand formulas, the Jacobian set-up
 // (make_jacobian_problem), the Newton Jacobian (AD = analytic to 1e-12, = finite differences
-// to 1e-6, = the generic forward::SparseJacobian over the templated residual), multi-pass
+// to 1e-6, = the generic forward::SparseJacobian over the templated residual, which keeps to
+// its pattern by verify_pattern on case9 and pf6), multi-pass
 // AD chunks, and Newton outcomes on the built-in pf6 case: convergence, Q limits, flat
 // start, max_iter, divergence, singular Jacobian (returned, never thrown).
 #include <gtest/gtest.h>
@@ -218,6 +219,30 @@ TEST(PowerflowJacobian, GenericSparseJacobianOfTemplatedResidual) {
     std::vector<double> an_csc(an.size());
     for (std::size_t k = 0; k < an.size(); ++k) an_csc[map[k]] = an[k];
     EXPECT_LE(rel_diff(csc, an_csc), 1e-12) << c.name;
+  }
+}
+
+TEST(PowerflowJacobian, ResidualKeepsToItsPatternOnCase9) {
+  for (const std::string path : {pftest::source_dir() + "/apps/pf/data/case9.m", pftest::pf6_path()}) {
+    const Case c = read_matpower(path);
+    JacobianProblem s = make_jacobian_problem(c);
+    std::vector<double> va0, vm0;
+    const PfResidual res = make_residual(s.net, s.ix, s.sbus, s.v0, va0, vm0);
+    std::vector<double> x = state_from_voltage(s.ix, s.v0);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] += 0.01 * double(k % 7);  // no symmetric point
+    const forward::SparsityPattern p = s.pattern.csc();
+    forward::SparseJacobian<PfResidual> sj(p, res);
+    const forward::PatternCheck ok = sj.verify_pattern(x);
+    EXPECT_TRUE(ok.ok()) << path << ": " << ok.message();
+    // the same residual with column 0's first entry left out of the pattern is caught
+    forward::SparsityPattern q = p;
+    q.row_idx.erase(q.row_idx.begin());
+    for (std::size_t j = 1; j < q.col_ptr.size(); ++j) --q.col_ptr[j];
+    forward::SparseJacobian<PfResidual> missing(q, res, {.mode = forward::JacobianMode::RowLocal});
+    const forward::PatternCheck bad = missing.verify_pattern(x);
+    EXPECT_EQ(bad.violations, 1) << path;
+    EXPECT_EQ(bad.row, p.row_idx[0]);
+    EXPECT_EQ(bad.col, 0);
   }
 }
 

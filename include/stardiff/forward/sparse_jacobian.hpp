@@ -6,7 +6,13 @@
 //      template <class S> void operator()(RowRange rows, const S* x, S* f) const;
 //    that writes f[i] for i in [rows.begin, rows.end) (global row numbers) and may read
 //    any x[j] (row-range.hpp). F(x) must depend on x[j] in row i only where the sparsity
-//    pattern has (i, j); other dependencies are silently taken as zero.
+//    pattern has (i, j). A dependency outside it is not detected by jacobian(): Colored
+//    mode adds it to row i's entry in the column of the same colour (a wrong value, no
+//    error), or drops it when row i has no such entry; RowLocal mode drops it.
+//  * verify_pattern(exec, x) finds such dependencies at x: it seeds every column in turn
+//    (ceil(n_cols / W) evaluations of F on all rows, a dense sweep: for tests and
+//    debugging) and returns a PatternCheck naming the first off-pattern (row, column),
+//    row-major, whose partial is non-zero or NaN; a partial that vanishes at x is missed.
 //  * SparseJacobian<F, W> colours the pattern's columns (distance-2, coloring.hpp) and
 //    evaluates the compressed Jacobian in chunks of W colours: pass k seeds x[j] with
 //    partial color[j] - k·W on Dual<W> for the colours [k·W, (k+1)·W) and evaluates only
@@ -80,6 +86,22 @@ struct JacobianPlan {
   // CSC values [gather_bounds[g], gather_bounds[g + 1]).
   std::vector<std::int32_t> src_block, src_index, gather_bounds;
   std::int64_t evaluated_rows = 0;  // rows evaluated summed over chunks (work measure)
+};
+
+// What verify_pattern found: off-pattern partials that are non-zero (or NaN) at x.
+struct PatternCheck {
+  std::int64_t violations = 0;      // such (row, column) entries
+  std::int32_t row = -1, col = -1;  // the first, row-major (-1 when none)
+  double partial = 0.0;             // dF_row / dx_col at x
+  bool ok() const { return violations == 0; }
+  std::string message() const {
+    if (ok()) return "the residual reads x only on the pattern";
+    char b[64];
+    std::snprintf(b, sizeof b, "%.17g", partial);
+    return "row " + std::to_string(row) + " depends on x[" + std::to_string(col) +
+           "] outside the pattern (partial " + b + "); " + std::to_string(violations) +
+           " off-pattern entr" + (violations == 1 ? "y" : "ies") + " in all";
+  }
 };
 
 // Builds the plan. width >= 1; row_blocks 0 picks about one block per 16k non-zeros (max 16).
@@ -213,7 +235,53 @@ class SparseJacobian {
         B[pattern_.row_idx[e] * nc + coloring_.color[j]] = vals[e];
   }
 
+  // Off-pattern dependencies of F at x (see the contract); throws Error only for a wrong x size.
+  PatternCheck verify_pattern(Executor& exec, std::span<const double> x) {
+    require(x.size() == static_cast<std::size_t>(n_cols()),
+            "SparseJacobian::verify_pattern: x has " + std::to_string(x.size()) + " entries, the pattern " +
+                std::to_string(n_cols()) + " columns");
+    PatternCheck rep;
+    const std::int32_t probes = (n_cols() + W - 1) / W;
+    if (n_rows() == 0 || probes == 0) return rep;
+    VerifyContext ctx;
+    ctx.row_ptr.assign(static_cast<std::size_t>(n_rows()) + 1, 0);
+    for (std::int32_t e = 0; e < nnz(); ++e) ++ctx.row_ptr[pattern_.row_idx[e] + 1];
+    for (std::int32_t i = 0; i < n_rows(); ++i) ctx.row_ptr[i + 1] += ctx.row_ptr[i];
+    ctx.col.resize(nnz());
+    std::vector<std::int32_t> fill(ctx.row_ptr.begin(), ctx.row_ptr.end() - 1);
+    for (std::int32_t j = 0; j < n_cols(); ++j)
+      for (std::int32_t e = pattern_.col_ptr[j]; e < pattern_.col_ptr[j + 1]; ++e) ctx.col[fill[pattern_.row_idx[e]]++] = j;
+    const std::int32_t tasks = std::min<std::int32_t>(probes, std::max(1, 4 * exec.concurrency()));
+    std::vector<double> results(static_cast<std::size_t>(tasks) * 4);
+    Handle hx = x_handle(x);
+    std::vector<Handle> hr;
+    hr.reserve(tasks);
+    for (std::int32_t t = 0; t < tasks; ++t) {
+      hr.push_back(Handle::vector(results.data() + 4 * t, 4, sizeof(double), "pattern_check"));
+      const VerifyArgs a{this, &ctx, std::int32_t(std::int64_t(probes) * t / tasks),
+                         std::int32_t(std::int64_t(probes) * (t + 1) / tasks)};
+      exec.submit(verify_codelet(), a, {in(hx), out(hr[t])}, {.name = "forward_verify_pattern"});
+    }
+    exec.wait_all();
+    for (std::int32_t t = 0; t < tasks; ++t) {
+      const double* r = results.data() + 4 * t;
+      if (r[0] == 0) continue;
+      rep.violations += static_cast<std::int64_t>(r[0]);
+      const auto i = static_cast<std::int32_t>(r[1]), j = static_cast<std::int32_t>(r[2]);
+      if (rep.row < 0 || i < rep.row || (i == rep.row && j < rep.col)) {
+        rep.row = i;
+        rep.col = j;
+        rep.partial = r[3];
+      }
+    }
+    return rep;
+  }
+
   // Sequential conveniences (SequentialExecutor).
+  PatternCheck verify_pattern(std::span<const double> x) {
+    SequentialExecutor s;
+    return verify_pattern(s, x);
+  }
   void residual(std::span<const double> x, std::span<double> f) {
     SequentialExecutor s;
     residual(s, x, f);
@@ -227,6 +295,14 @@ class SparseJacobian {
   struct TaskArgs {
     SparseJacobian* self;
     std::int32_t block;
+  };
+  struct VerifyContext {
+    std::vector<std::int32_t> row_ptr, col;  // the pattern in CSR, columns increasing
+  };
+  struct VerifyArgs {
+    SparseJacobian* self;
+    const VerifyContext* ctx;
+    std::int32_t probe_begin, probe_end;
   };
   struct Scratch {
     std::vector<Scalar> xd, fd;
@@ -325,6 +401,45 @@ class SparseJacobian {
     for (std::int32_t i = B.row_begin; i < B.row_end; ++i) fblock[i - B.row_begin] = fd[i].v;
   }
 
+  // Probes [k0, k1): probe k seeds x[k·W + p] with partial p; res = {count, row, col, partial}.
+  void run_verify(const VerifyContext& c, std::int32_t k0, std::int32_t k1, const double* x, double* res) {
+    const std::int32_t n = n_cols(), m = n_rows();
+    std::vector<Scalar> xd(n), fd(m);
+    for (std::int32_t j = 0; j < n; ++j) xd[j].v = x[j];
+    std::vector<std::int32_t> cur(c.row_ptr.begin(), c.row_ptr.end() - 1);
+    std::int64_t count = 0;
+    std::int32_t br = -1, bc = -1;
+    double bp = 0.0;
+    bool in_pattern[W];
+    for (std::int32_t k = k0; k < k1; ++k) {
+      const std::int32_t j0 = k * W, j1 = std::min(j0 + W, n);
+      for (std::int32_t j = j0; j < j1; ++j) xd[j].d[j - j0] = 1.0;
+      f_(RowRange{0, m}, static_cast<const Scalar*>(xd.data()), fd.data());
+      for (std::int32_t i = 0; i < m; ++i) {
+        std::fill(in_pattern, in_pattern + W, false);
+        std::int32_t& q = cur[i];
+        const std::int32_t e1 = c.row_ptr[i + 1];
+        while (q < e1 && c.col[q] < j0) ++q;
+        for (std::int32_t e = q; e < e1 && c.col[e] < j1; ++e) in_pattern[c.col[e] - j0] = true;
+        for (std::int32_t p = 0; p < j1 - j0; ++p) {
+          const double d = fd[i].d[p];
+          if (in_pattern[p] || d == 0.0) continue;
+          ++count;
+          if (br < 0 || i < br || (i == br && j0 + p < bc)) {
+            br = i;
+            bc = j0 + p;
+            bp = d;
+          }
+        }
+      }
+      for (std::int32_t j = j0; j < j1; ++j) xd[j].d[j - j0] = 0.0;
+    }
+    res[0] = static_cast<double>(count);
+    res[1] = br;
+    res[2] = bc;
+    res[3] = bp;
+  }
+
   // Gather part g: CSC values [gather_bounds[g], gather_bounds[g + 1]) from the block outputs.
   void run_scatter(const BufferView* bufs, std::int32_t g) {
     const std::size_t nb = plan_.blocks.size();
@@ -360,6 +475,14 @@ class SparseJacobian {
   static void scatter_task(const TaskContext& t) {
     const auto& a = t.arg<TaskArgs>();
     a.self->run_scatter(t.buffers.data(), a.block);
+  }
+  static void verify_task(const TaskContext& t) {
+    const auto& a = t.arg<VerifyArgs>();
+    a.self->run_verify(*a.ctx, a.probe_begin, a.probe_end, t.buffers[0].data<const double>(), t.buffers[1].data<double>());
+  }
+  static const Codelet& verify_codelet() {
+    static const Codelet cl(codelet_name("forward_verify_pattern"), &verify_task);
+    return cl;
   }
   static const Codelet& residual_codelet() {
     static const Codelet cl(codelet_name("forward_residual"), &residual_task);

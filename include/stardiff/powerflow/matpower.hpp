@@ -13,7 +13,9 @@
 //    through in-service branches. In-service branches need r + jx != 0. No field may be NaN;
 //    only Qmax/Qmin/Pmax/Pmin (and unused columns) may be infinite.
 //  * Every violation throws stardiff::Error("FILE:LINE: what") naming the offending line
-//    (the line of the section header for a missing or empty section).
+//    (the line of the section header for a missing or empty section). Input quoted in a
+//    message is cut to 40 bytes ("..." follows) with non-printable bytes written as \xHH;
+//    a path that cannot be opened or read (a directory) names the system's reason.
 #pragma once
 #include <cstdint>
 #include <string>
