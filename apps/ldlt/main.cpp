@@ -19,8 +19,10 @@
 //    estimated reciprocal 1-norm condition number of the equilibrated matrix, reported as
 //    rcond (its time as rcond_s, outside total_s) — is below eps: singular to working
 //    precision (LAPACK dgesvx's rule).
-//  * Exit 0: solved with relres <= tol (default 1e-10); 1: singular or relres > tol (the
-//    JSON/summary is still printed); 2: bad usage or input (message on stderr).
+//  * Exit 0: solved with relres <= tol (default 1e-10); 1: singular, relres > tol, or the
+//    default b = A*x overflows (status "overflow", no solve, "reason" says where; the
+//    JSON/summary is still printed); 2: bad usage or input, or a matrix whose reading or
+//    analysis would not fit the available memory (message on stderr).
 //  * --json: exactly one JSON object on stdout, numbers as %.17g; progress and messages
 //    go to stderr. Without --json the summary goes to stdout.
 #include <algorithm>
@@ -293,6 +295,7 @@ int run(const Args& args) {
   int nrhs = args.nrhs;
   std::vector<double> b;
   std::vector<double> xtrue;
+  std::string failure;  // a numerical failure found before the solve: reported, exit 1
   if (!args.rhs.empty()) {
     b = read_rhs(args.rhs, n, nrhs);
   } else {
@@ -303,6 +306,11 @@ int run(const Args& args) {
       for (std::int64_t i = 0; i < n; ++i) xtrue[std::size_t(k) * n + i] = exact_x(i, k);
       multiply(A, xtrue.data() + std::size_t(k) * n, b.data() + std::size_t(k) * n);
     }
+    for (std::size_t i = 0; i < b.size() && failure.empty(); ++i)
+      if (!std::isfinite(b[i]))
+        failure = "the default right-hand side b = A*x overflows in row " + std::to_string(i % std::size_t(n) + 1) +
+                  (nrhs > 1 ? " of column " + std::to_string(i / std::size_t(n) + 1) : std::string()) +
+                  " (entries too large to sum in double precision); give b with --rhs";
   }
 
   std::optional<Runtime> rt;
@@ -348,26 +356,27 @@ int run(const Args& args) {
 
   t0 = std::chrono::steady_clock::now();
   std::vector<double> x;
-  {
+  if (failure.empty()) {
     Progress progress(!args.quiet, "solving", nullptr, 0);
     x = ldlt.solve(b, nrhs, inner.get());
   }
   const double solve_s = seconds_since(t0);
-  const SolveInfo si = ldlt.solve_info();
+  SolveInfo si = ldlt.solve_info();
+  if (!failure.empty()) si.backward_error = NAN;  // no solve ran
   // Singular to working precision even where no pivot was small (bloweybq): the
   // Hager-Higham estimate of the equilibrated matrix's reciprocal condition number.
   t0 = std::chrono::steady_clock::now();
   const double rcond = ldlt.rcond(inner.get());
   const double rcond_s = seconds_since(t0);
   const bool singular = ldlt.numerically_singular(inner.get());  // the estimate is cached
-  require(x.size() == b.size(), "solve returned " + std::to_string(x.size()) + " values, expected " +
-                                    std::to_string(b.size()));
+  require(!failure.empty() || x.size() == b.size(), "solve returned " + std::to_string(x.size()) +
+                                                        " values, expected " + std::to_string(b.size()));
 
   // Residual and error from the matrix as read.
   const double anorm = norm_inf(A);
-  double relres = 0, err = 0;
+  double relres = failure.empty() ? 0 : NAN, err = failure.empty() ? 0 : NAN;
   std::vector<double> ax(static_cast<std::size_t>(n));
-  for (int k = 0; k < nrhs; ++k) {
+  for (int k = 0; k < nrhs && failure.empty(); ++k) {
     const double* xk = x.data() + std::size_t(k) * n;
     const double* bk = b.data() + std::size_t(k) * n;
     multiply(A, xk, ax.data());
@@ -391,7 +400,7 @@ int run(const Args& args) {
     }
   }
   const bool accurate = relres <= args.tol;
-  const char* status = singular ? "singular" : (accurate ? "solved" : "inaccurate");
+  const char* status = singular ? "singular" : !failure.empty() ? "overflow" : (accurate ? "solved" : "inaccurate");
   // L and flops of the factorization that ran (simplicial mode: exact, below the analysis's
   // supernodal prediction); the prediction when none ran
   const double flops = fi.flops > 0 ? fi.flops : ai.flops;
@@ -419,6 +428,7 @@ int run(const Args& args) {
     j.field("pivoting", to_string(fi.pivoting)).field("growth", fi.growth).field("attempts", fi.attempts);
     j.field("rcond", rcond).field("rcond_s", rcond_s);
     j.field("singular", singular).field("status", status);
+    if (!failure.empty()) j.field("reason", failure);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("matrix        %s\n", args.matrix.c_str());
@@ -444,6 +454,7 @@ int run(const Args& args) {
     std::printf("\ncondition     rcond %.3e (equilibrated, 1-norm estimate)%s\n", rcond,
                 singular ? ": singular to working precision" : "");
     std::printf("status        %s\n", status);
+    if (!failure.empty()) std::printf("reason        %s\n", failure.c_str());
   }
   return singular || !accurate ? 1 : 0;
 }

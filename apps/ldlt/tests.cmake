@@ -99,6 +99,21 @@ if(TARGET stardiff-ldlt)
     stardiff_ldlt_test(bad_${bn} EXIT 2 ARGS ${_ldlt_work}/bad_${bn}.mtx --json
       STDERR "bad_${bn}.mtx${re}")
   endforeach()
+  # A symmetric file storing an entry in both triangles: an error naming both lines, not a
+  # different (here singular) matrix.
+  file(WRITE ${_ldlt_work}/bad_both_triangles.mtx "${_h}2 2 4\n1 1 2\n2 1 1\n1 2 1\n2 2 2\n")
+  stardiff_ldlt_test(bad_both_triangles EXIT 2 ARGS ${_ldlt_work}/bad_both_triangles.mtx --json
+    STDERR "bad_both_triangles.mtx:4: entry \\(2, 1\\) is given again as \\(1, 2\\) on [^ ]*bad_both_triangles.mtx:5")
+  # A valid matrix whose default b = A*1 overflows: a numerical failure (exit 1, JSON with
+  # the reason), not bad input.
+  file(WRITE ${_ldlt_work}/rhs_overflow.mtx "${_h}2 2 3\n1 1 1e308\n2 1 1e308\n2 2 -1e308\n")
+  stardiff_ldlt_test(rhs_overflow EXIT 1 ARGS ${_ldlt_work}/rhs_overflow.mtx --json
+    CHECKS n=2 status=overflow singular=false inertia.pos=1 inertia.neg=1 "reason!=")
+  # A 60-byte file declaring n = 2e9: refused at once, naming the size and the estimate.
+  file(WRITE ${_ldlt_work}/huge_n.mtx "${_h}2000000000 2000000000 1\n1 1 1\n")
+  stardiff_ldlt_test(huge_n_refused EXIT 2 ARGS ${_ldlt_work}/huge_n.mtx --json
+    STDERR "huge_n.mtx:2: reading a 2000000000 x 2000000000 matrix with 1 entries needs about [0-9.]+ GiB \\(estimate\\) but only [0-9.]+ GiB are available")
+  set_tests_properties(ldlt_huge_n_refused PROPERTIES TIMEOUT 20)
   # gzip: a valid stream (detected by magic bytes) and one cut short.
   file(ARCHIVE_CREATE OUTPUT ${_ldlt_work}/kkt12_raw.gz PATHS ${_d}/kkt12.mtx FORMAT raw COMPRESSION GZip)
   stardiff_ldlt_test(gzip_ok EXIT 0 ARGS ${_ldlt_work}/kkt12_raw.gz --json CHECKS inertia.pos=8 inertia.neg=4 ${_ok})

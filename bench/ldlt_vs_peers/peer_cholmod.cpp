@@ -1,5 +1,6 @@
 // bench/ldlt_vs_peers/peer_cholmod.cpp — CHOLMOD: supernodal LL^T (final_ll) or simplicial
-// LDL^T, on the lower triangle as given (stype -1), default ordering, silent Common.
+// LDL^T, on the lower triangle with the file's own pattern (stype -1), default ordering,
+// silent Common.
 #include <cholmod.h>
 
 #include <cstring>
@@ -26,11 +27,12 @@ RunResult run_cholmod(const Problem& p, bool supernodal, int threads, int analyz
   set_blas_threads(threads);
   cholmod_common c;
   start_cholmod(c, supernodal);
-  const std::int32_t n = p.A.n_cols;
-  cholmod_sparse* A = cholmod_allocate_sparse(n, n, std::size_t(p.A.nnz()), 1, 1, -1, CHOLMOD_REAL, &c);
-  std::memcpy(A->p, p.A.col_ptr.data(), sizeof(std::int32_t) * (std::size_t(n) + 1));
-  std::memcpy(A->i, p.A.row_idx.data(), sizeof(std::int32_t) * std::size_t(p.A.nnz()));
-  std::memcpy(A->x, p.A.values.data(), sizeof(double) * std::size_t(p.A.nnz()));
+  const stardiff::sparse::CscMatrix32& M = p.peer_matrix();  // the file's own pattern
+  const std::int32_t n = M.n_cols;
+  cholmod_sparse* A = cholmod_allocate_sparse(n, n, std::size_t(M.nnz()), 1, 1, -1, CHOLMOD_REAL, &c);
+  std::memcpy(A->p, M.col_ptr.data(), sizeof(std::int32_t) * (std::size_t(n) + 1));
+  std::memcpy(A->i, M.row_idx.data(), sizeof(std::int32_t) * std::size_t(M.nnz()));
+  std::memcpy(A->x, M.values.data(), sizeof(double) * std::size_t(M.nnz()));
   cholmod_dense* B = cholmod_allocate_dense(n, 1, n, CHOLMOD_REAL, &c);
   std::memcpy(B->x, p.b.data(), sizeof(double) * std::size_t(n));
   auto t0 = Clock::now();

@@ -1,5 +1,5 @@
 // bench/ldlt_vs_peers/peer_mumps.cpp — MUMPS sequential (Debian's libmumps-seq: fake MPI),
-// SYM = 2 (general symmetric), lower triangle as 1-based triplets, no output.
+// SYM = 2 (general symmetric), the file's own lower triangle as 1-based triplets, no output.
 #include <dmumps_c.h>
 
 #include <algorithm>
@@ -13,14 +13,15 @@ namespace ldlt_vs_peers {
 RunResult run_mumps(const Problem& p, int threads, bool null_detection) {
   RunResult r;
   set_blas_threads(threads);
-  const std::int32_t n = p.A.n_cols;
+  const stardiff::sparse::CscMatrix32& M = p.peer_matrix();  // the file's own pattern
+  const std::int32_t n = M.n_cols;
   std::vector<MUMPS_INT> irn, jcn;
-  std::vector<double> a(p.A.values.begin(), p.A.values.end());
+  std::vector<double> a(M.values.begin(), M.values.end());
   irn.reserve(a.size());
   jcn.reserve(a.size());
   for (std::int32_t j = 0; j < n; ++j)
-    for (std::int32_t q = p.A.col_ptr[j]; q < p.A.col_ptr[j + 1]; ++q) {
-      irn.push_back(p.A.row_idx[q] + 1);
+    for (std::int32_t q = M.col_ptr[j]; q < M.col_ptr[j + 1]; ++q) {
+      irn.push_back(M.row_idx[q] + 1);
       jcn.push_back(j + 1);
     }
   std::vector<double> rhs(p.b);

@@ -1,5 +1,5 @@
 // bench/ldlt_vs_peers/peer_umfpack.cpp — UMFPACK (unsymmetric LU, default control) on the
-// full pattern of the problem.
+// full pattern of the file's own matrix (Problem::fp).
 #include <umfpack.h>
 
 #include "solvers.hpp"

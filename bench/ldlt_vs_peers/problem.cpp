@@ -1,5 +1,6 @@
 // bench/ldlt_vs_peers/problem.cpp — the benchmark's matrices: Matrix Market input, the
-// 3-D Laplacian generator, and the derived data (full pattern, b = A * 1, ||A||_inf).
+// 3-D Laplacian generator, and the derived data (the file's own pattern for the peers, its
+// full pattern, b = A * 1, ||A||_inf).
 #include "problem.hpp"
 
 #include <algorithm>
@@ -14,12 +15,12 @@ namespace ldlt_vs_peers {
 namespace {
 
 void finish_problem(Problem& p) {
-  const CscMatrix32& A = p.A;
-  const std::int32_t n = A.n_cols;
+  const std::int32_t n = p.A.n_cols;
   std::vector<double> ones(std::size_t(n), 1.0);
   p.b.resize(std::size_t(n));
-  multiply(A, ones.data(), p.b.data());
-  p.anorm = norm_inf(A);
+  multiply(p.A, ones.data(), p.b.data());
+  p.anorm = norm_inf(p.A);
+  const CscMatrix32& A = p.peer_matrix();
   // Full CSC: column j holds the upper part (row j of the lower triangle) then the lower part.
   std::vector<std::int32_t> rows, cols;
   std::vector<double> vals;
@@ -56,7 +57,14 @@ std::string basename_no_ext(const std::string& path) {
 
 Problem matrix_problem(const std::string& path) {
   Problem p;
-  p.A = read_matrix_market(path);
+  ReadOptions own;
+  own.insert_diagonal = false;
+  p.A_file = read_matrix_market(path, own);
+  p.inserted_diagonal = p.A_file.n_cols;
+  for (std::int32_t j = 0; j < p.A_file.n_cols; ++j)
+    p.inserted_diagonal -= p.A_file.col_ptr[j] < p.A_file.col_ptr[j + 1] && p.A_file.row_idx[p.A_file.col_ptr[j]] == j;
+  if (p.inserted_diagonal) p.A = read_matrix_market(path);  // stardiff's input, as the reader gives it
+  else p.A = std::move(p.A_file), p.A_file = CscMatrix32{};
   p.name = basename_no_ext(path);
   finish_problem(p);
   return p;

@@ -4,8 +4,9 @@
 // Contract (see csc_matrix.hpp): to_csc32 narrows int64 indices with checks. from_triplets
 // takes 0-based triplets, sums duplicates and sorts rows within each column by a two-pass
 // counting sort (O(nnz + n), stable, so duplicates are summed in input order and the
-// result is reproducible). With symmetric_lower the matrix must be square and entries
-// above the diagonal are mirrored into the lower triangle. multiply/norm_inf expand a
+// result is reproducible). With symmetric_lower the matrix must be square, entries
+// above the diagonal are mirrored into the lower triangle, and an entry given in both
+// triangles is an error (detail::triplets_to_csc reports it to its caller). multiply/norm_inf expand a
 // symmetric_lower matrix implicitly; norm_inf with a scale is that of S A S.
 #include "stardiff/sparse/csc_matrix.hpp"
 
@@ -15,6 +16,7 @@
 #include <limits>
 #include <string>
 
+#include "sparse/csc_internal.hpp"
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::sparse {
@@ -60,9 +62,11 @@ CscMatrix32 to_csc32(const CscMatrix64& A) {
   return B;
 }
 
-CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
-                          const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
-                          bool symmetric_lower) {
+namespace detail {
+
+CscMatrix32 triplets_to_csc(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
+                            const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
+                            bool symmetric_lower, const BothTriangles& both_triangles) {
   require(n_rows >= 0 && n_cols >= 0,
           "from_triplets: negative dimensions " + std::to_string(n_rows) + " x " + std::to_string(n_cols));
   require(rows.size() == cols.size() && rows.size() == vals.size(),
@@ -114,14 +118,20 @@ CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::v
   A.values.reserve(nt);
   for (std::int32_t j = 0; j < n_cols; ++j) {
     std::size_t start = A.row_idx.size();
+    std::size_t first = 0;  // the first triplet of the entry being summed
     for (std::size_t p = cp[j]; p < cp[j + 1]; ++p) {
       std::size_t k = order[p];
       std::int32_t i = row_of(k);
       if (A.row_idx.size() > start && A.row_idx.back() == i) {
         A.values.back() += vals[k];
+        if (symmetric_lower && (rows[k] < cols[k]) != (rows[first] < cols[first])) {
+          both_triangles(first, k);
+          throw Error("from_triplets: internal error: a symmetric entry in both triangles was not reported");
+        }
       } else {
         A.row_idx.push_back(i);
         A.values.push_back(vals[k]);
+        first = k;
       }
     }
     if (A.row_idx.size() > std::size_t(std::numeric_limits<std::int32_t>::max()))  // (no message built per column)
@@ -129,6 +139,21 @@ CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::v
     A.col_ptr[j + 1] = std::int32_t(A.row_idx.size());
   }
   return A;
+}
+
+}  // namespace detail
+
+CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
+                          const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
+                          bool symmetric_lower) {
+  return detail::triplets_to_csc(n_rows, n_cols, rows, cols, vals, symmetric_lower, [&](std::size_t a, std::size_t b) {
+    auto entry = [&](std::size_t k) {
+      return "entry " + std::to_string(k) + " (" + std::to_string(rows[k]) + ", " + std::to_string(cols[k]) + ")";
+    };
+    throw Error("from_triplets: " + entry(a) + " and " + entry(b) +
+                " are the same entry of a symmetric matrix, given in both triangles (summing them would count it "
+                "twice); with symmetric_lower give each off-diagonal entry once, in either triangle");
+  });
 }
 
 void multiply(const CscMatrix32& A, const double* x, double* y) {

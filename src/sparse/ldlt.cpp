@@ -7,7 +7,8 @@
 // task graph (ldlt_tasks.hpp), waits, and aggregates pivot statistics (inertia from D;
 // static pivots count as zero eigenvalues). For a nonzero diagonal that graph first runs
 // unpivoted and runs again with threshold pivoting only if that result is rejected.
-// Solves: ldlt_refine.cpp; rcond: ldlt_rcond.cpp.
+// analyze() and factorize() first refuse what would not fit the available memory
+// (memory_guard.hpp). Solves: ldlt_refine.cpp; rcond: ldlt_rcond.cpp.
 #include "stardiff/sparse/ldlt.hpp"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
+#include "sparse/memory_guard.hpp"
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::sparse {
@@ -115,6 +117,9 @@ FactorInfo Ldlt::factorize(const CscMatrix64& A, Executor* exec) { return factor
 
 const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
+  detail::require_memory("Ldlt::analyze: n = " + std::to_string(A.n_cols) + " with " + std::to_string(A.nnz()) +
+                             " stored entries",
+                         detail::analysis_bytes(double(A.n_cols), double(A.nnz())));
   st.analyzed = st.factored = false;
   st.nodes.clear();
   st.a = CscMatrix32{};
@@ -149,6 +154,9 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
               A.row_idx.size() == S.a_rowidx.size(),
           "Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
   require(A.values.size() == S.a_rowidx.size(), "Ldlt::factorize: values has the wrong size");
+  detail::require_memory("Ldlt::factorize: n = " + std::to_string(S.n) + ", nnz(L) = " + std::to_string(S.nnz_l) +
+                             ", " + std::to_string(S.ns) + " supernodes",
+                         detail::factor_bytes(double(S.n), double(A.nnz()), double(S.nnz_l), double(S.ns)));
   st.factored = false;
   st.rcond = -1;
   detail::SingleThreadedBlas blas1;

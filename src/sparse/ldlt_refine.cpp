@@ -148,6 +148,7 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
   detail::Refiner R{st, ex, n};
   std::vector<double> x(b.size());
   st.sinfo = SolveInfo{};
+  st.sinfo.singular = st.finfo.singular;
   if (n == 0) return x;
   R.apply(b.data(), x.data(), nrhs);
   const double eps = std::numeric_limits<double>::epsilon();

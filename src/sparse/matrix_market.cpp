@@ -15,12 +15,17 @@
 //    as are fewer or more entries than the size line declares. Blank and '%' lines are
 //    skipped anywhere after the header.
 //  * Symmetric files: entries above the diagonal are mirrored into the lower triangle
-//    (writers that store the upper triangle work); duplicates are summed in file order.
+//    (writers that store the upper triangle work); duplicates are summed in file order;
+//    an off-diagonal entry stored in both triangles, (i, j) and (j, i), is an error naming
+//    both lines.
 //  * General files: duplicates are summed, then every pair must satisfy
 //    |a_ij - a_ji| <= symmetry_tol * max|a| (a missing partner counts as 0); the violating
 //    pair whose first entry comes earliest in the file is named with its line. The
 //    lower triangle of the union pattern is kept, with value (a_ij + a_ji) / 2.
-//  * Missing diagonal entries are inserted as explicit zeros; explicit zeros are kept.
+//  * A size line whose matrix would not fit the available memory (memory_guard.hpp) is
+//    an Error naming the size and the estimate, before anything is allocated.
+//  * Missing diagonal entries are inserted as explicit zeros (unless insert_diagonal is
+//    false: the file's own pattern); explicit zeros are kept.
 #include "stardiff/sparse/matrix_market.hpp"
 
 #include <zlib.h>
@@ -40,6 +45,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sparse/csc_internal.hpp"
+#include "sparse/memory_guard.hpp"
 #include "stardiff/runtime/error.hpp"
 
 namespace stardiff::sparse {
@@ -416,11 +423,14 @@ CscMatrix32 parse(std::string_view text, const std::string& name, const ReadOpti
   if (n >= std::numeric_limits<std::int32_t>::max())
     sc.fail("dimension " + std::to_string(n) + " does not fit 32-bit indices");
   const std::int64_t size_line = sc.line();
+  // Each entry takes at least 4 bytes ("i j\n"): the text bounds how many can follow.
+  const std::size_t cap = std::min<std::size_t>(std::size_t(nnz), text.size() / 4 + 16);
+  detail::require_memory(name + ":" + std::to_string(size_line) + ": reading a " + std::to_string(n) + " x " +
+                             std::to_string(n) + " matrix with " + std::to_string(nnz) + " entries",
+                         detail::reader_bytes(double(n), double(cap)));
 
   Entries e;
   {
-    // Each entry takes at least 4 bytes ("i j\n"): never reserve more than the text can hold.
-    std::size_t cap = std::min<std::size_t>(std::size_t(nnz), text.size() / 4 + 16);
     e.rows.reserve(cap);
     e.cols.reserve(cap);
     e.vals.reserve(cap);
@@ -472,7 +482,14 @@ CscMatrix32 parse(std::string_view text, const std::string& name, const ReadOpti
   const std::int32_t n32 = std::int32_t(n);
   CscMatrix32 A;
   if (symmetric) {
-    A = from_triplets(n32, n32, e.rows, e.cols, e.vals, true);
+    A = detail::triplets_to_csc(n32, n32, e.rows, e.cols, e.vals, true, [&](std::size_t a, std::size_t b) {
+      const std::size_t k1 = e.lines[a] <= e.lines[b] ? a : b, k2 = k1 == a ? b : a;
+      sc.fail_at(e.lines[k1], "entry (" + std::to_string(e.rows[k1] + 1) + ", " + std::to_string(e.cols[k1] + 1) +
+                                  ") is given again as (" + std::to_string(e.rows[k2] + 1) + ", " +
+                                  std::to_string(e.cols[k2] + 1) + ") on " + name + ":" + std::to_string(e.lines[k2]) +
+                                  "; a symmetric file stores each off-diagonal entry once, in either triangle "
+                                  "(summing both would double it)");
+    });
     for (std::int32_t j = 0; j < n32; ++j)
       for (std::int32_t p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p)
         if (!std::isfinite(A.values[p]))
@@ -482,7 +499,7 @@ CscMatrix32 parse(std::string_view text, const std::string& name, const ReadOpti
     A = symmetrize_general(n32, e, opts.symmetry_tol, sc);
   }
   A.name = name;
-  add_missing_diagonal(A);
+  if (opts.insert_diagonal) add_missing_diagonal(A);
   return A;
 }
 

@@ -1,5 +1,6 @@
 // tests/unit/test_sparse_csc_ops.cpp — CscMatrix construction and operations against a
-// dense reference: from_triplets (sorting, duplicate sums, mirroring, errors), y = A x
+// dense reference: from_triplets (sorting, duplicate sums, mirroring, an entry given in
+// both triangles, errors), y = A x
 // for symmetric-lower and general matrices, ||A||_inf of the full matrix, and the checked
 // narrowing of int64-indexed matrices (to_csc32).
 #include <gtest/gtest.h>
@@ -29,6 +30,7 @@ Random random_triplets(std::int32_t m, std::int32_t n, int nt, bool sym, unsigne
   Random t{m, n, {}, {}, {}, std::vector<double>(std::size_t(m) * n, 0.0)};
   for (int k = 0; k < nt; ++k) {
     std::int32_t i = rng() % m, j = rng() % n;
+    if (sym && i != j && ((i + j) % 2 == 0) != (i > j)) std::swap(i, j);  // one triangle per entry
     double v = std::uniform_real_distribution<double>(-2, 2)(rng);
     if (k % 7 == 0) v = 0.0;  // explicit zeros
     t.r.push_back(i);
@@ -114,6 +116,26 @@ TEST(SparseCscOps, KnownSmallMatrix) {
   EXPECT_EQ(y[1], 1.0);
   EXPECT_EQ(y[2], 3.0);
   EXPECT_EQ(norm_inf(A), 7.0);
+}
+
+TEST(SparseCscOps, FromTripletsSymmetricEntryInBothTrianglesIsAnError) {
+  // [[2, 1], [1, 2]] given in full: summing both triangles would give the singular [[2, 2], [2, 2]].
+  try {
+    from_triplets(2, 2, {0, 1, 0, 1}, {0, 0, 1, 1}, {2.0, 1.0, 1.0, 2.0}, true);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("entry 1 (1, 0) and entry 2 (0, 1)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("both triangles"), std::string::npos) << msg;
+  }
+  // A third triplet of the entry, after two in one triangle, is caught as well.
+  EXPECT_THROW(from_triplets(3, 3, {2, 2, 0}, {0, 0, 2}, {1.0, 1.0, 1.0}, true), Error);
+  // Duplicates within one triangle are summed; the upper triangle alone is mirrored.
+  CscMatrix32 A = from_triplets(2, 2, {0, 0, 0, 1}, {0, 1, 1, 1}, {2.0, 0.5, 0.5, 2.0}, true);
+  EXPECT_EQ(A.row_idx, (std::vector<std::int32_t>{0, 1, 1}));
+  EXPECT_EQ(A.values, (std::vector<double>{2.0, 1.0, 2.0}));
+  // Unsymmetric storage keeps both: (0, 1) and (1, 0) are different entries there.
+  EXPECT_EQ(from_triplets(2, 2, {0, 1, 0, 1}, {0, 0, 1, 1}, {2.0, 1.0, 1.0, 2.0}, false).nnz(), 4);
 }
 
 TEST(SparseCscOps, FromTripletsRejectsBadInput) {

@@ -217,6 +217,20 @@ TEST(SparseLdltDense, SingularReportsZeroEigenvalues) {
   EXPECT_EQ(ldlt.rcond(), 0.0);  // static pivots: singular, no estimate needed
 }
 
+TEST(SparseLdltDense, SolveAfterSingularFactorizationSaysSingular) {
+  // [[1, 1], [1, 1]]: a static pivot; the solve's small backward error does not vouch for x.
+  auto A = from_triplets(2, 2, {0, 1, 1}, {0, 0, 1}, {1.0, 1.0, 1.0}, true);
+  Ldlt ldlt;
+  ldlt.analyze(A);
+  ASSERT_TRUE(ldlt.factorize(A).singular);
+  ldlt.solve({1.0, 2.0});
+  EXPECT_TRUE(ldlt.solve_info().singular);
+  auto B = from_triplets(2, 2, {0, 1, 1}, {0, 0, 1}, {2.0, 1.0, 2.0}, true);
+  ldlt.factorize(B);
+  ldlt.solve({1.0, 2.0});
+  EXPECT_FALSE(ldlt.solve_info().singular);
+}
+
 TEST(SparseLdltDense, ZeroMatrixIsSingular) {
   std::vector<double> D(25, 0.0);
   auto A = to_csc(5, D);

@@ -74,13 +74,37 @@ TEST(SparseReaderMm, SymmetricValuesMissingDiagonalAndExplicitZero) {
 
 TEST(SparseReaderMm, DuplicatesSummedAndUpperEntriesMirrored) {
   CscMatrix32 A = read(
-      "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 1\n1 1 2\n1 3 7\n3 1 0.5\n2 2 1\n");
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 1\n1 1 2\n1 3 7\n1 3 0.5\n2 2 1\n");
   auto m = entries(A);
   EXPECT_DOUBLE_EQ((m[{1, 1}]), 3.0);
-  EXPECT_DOUBLE_EQ((m[{3, 1}]), 7.5);  // (1,3) mirrored and summed with (3,1)
+  EXPECT_DOUBLE_EQ((m[{3, 1}]), 7.5);  // (1,3) twice: summed, mirrored to (3,1)
   EXPECT_EQ(m.count({1, 3}), 0u);
   EXPECT_DOUBLE_EQ((m[{3, 3}]), 0.0);
   EXPECT_EQ(A.nnz(), 4);
+}
+
+TEST(SparseReaderMm, SymmetricFileStoringBothTrianglesIsAnError) {
+  // [[2, 1], [1, 2]] written in full under a `symmetric` header: summing would give [[2, 2], [2, 2]].
+  const std::string h = "%%MatrixMarket matrix coordinate real symmetric\n";
+  expect_error(h + "2 2 4\n1 1 2\n2 1 1\n1 2 1\n2 2 2\n", 4, "entry (2, 1) is given again as (1, 2) on t.mtx:5");
+  expect_error(h + "3 3 4\n1 3 1\n2 2 1\n1 3 1\n3 1 1\n", 3, "entry (1, 3) is given again as (3, 1) on t.mtx:6");
+  // The upper triangle alone is mirrored.
+  std::map<std::pair<int, int>, double> want = {{{1, 1}, 2}, {{2, 1}, 1}, {{2, 2}, 2}};
+  EXPECT_EQ(entries(read(h + "2 2 3\n1 1 2\n1 2 1\n2 2 2\n")), want);
+}
+
+TEST(SparseReaderMm, InsertDiagonalOffKeepsTheFilesPattern) {
+  ReadOptions o;
+  o.insert_diagonal = false;
+  CscMatrix32 A = read(kSym, o);
+  auto m = entries(A);
+  std::map<std::pair<int, int>, double> want = {{{1, 1}, 4.0}, {{2, 1}, -1.5}, {{3, 1}, 0.0}, {{2, 2}, 5.0},
+                                                {{4, 2}, 2.25}, {{4, 4}, 10.0}};
+  EXPECT_EQ(m, want);  // no (3,3): absent from the file; the explicit zero (3,1) kept
+  EXPECT_EQ(A.nnz(), 6);
+  EXPECT_TRUE(A.symmetric_lower);
+  CscMatrix32 G = read("%%MatrixMarket matrix coordinate real general\n2 2 2\n2 1 3\n1 2 3\n", o);
+  EXPECT_EQ(entries(G), (std::map<std::pair<int, int>, double>{{{2, 1}, 3.0}}));
 }
 
 TEST(SparseReaderMm, GeneralSymmetricFileGivesLowerTriangle) {

@@ -30,8 +30,9 @@ using CscMatrix64 = CscMatrix<std::int64_t>;
 // Builds a CSC matrix from 0-based triplets (duplicates summed in input order, rows
 // sorted; O(nnz + n)). Throws Error on mismatched lengths, indices out of range or
 // non-finite values. If `symmetric_lower` (square only), entries above the diagonal are
-// mirrored into the lower triangle (a pair (i,j),(j,i) is summed once each). Missing
-// diagonal entries are not added (read_matrix_market adds them).
+// mirrored into the lower triangle; an off-diagonal entry given in both triangles, (i,j)
+// and (j,i), is an Error naming both triplets. Missing diagonal entries are not added
+// (read_matrix_market adds them).
 CscMatrix32 from_triplets(std::int32_t n_rows, std::int32_t n_cols, const std::vector<std::int32_t>& rows,
                           const std::vector<std::int32_t>& cols, const std::vector<double>& vals,
                           bool symmetric_lower);

@@ -8,10 +8,13 @@
 //    blocks) as tasks on the executor. It never throws for numerical reasons: FactorInfo
 //    says singular, inertia and pivot counts. Results are bitwise identical for the same
 //    input, plan and executor kind or scheduler.
-//  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement.
+//  * solve(b) returns x with A x = b (refined); solve_info() reports the refinement and
+//    whether the factorization was singular (then x is not to be trusted).
 //  * rcond() estimates the reciprocal condition number of S A S.
 //  * Misuse (factorize before analyze, pattern or size mismatch, non-finite values,
 //    b of the wrong length) throws stardiff::Error.
+//  * analyze() and factorize() throw Error, before allocating, when their estimated
+//    memory exceeds what the machine has available (MemAvailable).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -107,6 +110,9 @@ struct SolveInfo {
   int refine_iters = 0;
   int fgmres_iters = 0;
   double backward_error = 0;  // ||Ax-b||_inf / (||A||_inf ||x||_inf + ||b||_inf)
+  // The factorization solved with was singular (FactorInfo::singular): x may be huge and
+  // meaningless however small backward_error is. numerically_singular() also checks rcond.
+  bool singular = false;
 };
 
 class Ldlt {

@@ -3,8 +3,10 @@
 // Contract: reads `coordinate real|integer|pattern` with `symmetric` or `general`
 // symmetry; returns the symmetric matrix as its lower triangle (symmetric_lower = true).
 // A general file must be numerically symmetric (|a_ij - a_ji| <= tol * max|a|) or Error
-// names the first offending entry. Duplicates are summed; missing diagonal entries are
-// zeros (added explicitly to the pattern); explicit zeros are kept. Malformed input
+// names the first offending entry. Duplicates are summed; a symmetric file storing an
+// entry in both triangles ((i, j) and (j, i)) is an Error naming both lines; missing
+// diagonal entries are zeros (added explicitly to the pattern unless
+// ReadOptions::insert_diagonal is false); explicit zeros are kept. Malformed input
 // (bad header, wrong counts, indices out of range, NaN/Inf, non-square, truncated) throws
 // stardiff::Error with "file:line: what is wrong". Pattern entries get value 1.0.
 // Details: gzip is recognised by its magic bytes (either overload), not by the name;
@@ -21,6 +23,7 @@ namespace stardiff::sparse {
 
 struct ReadOptions {
   double symmetry_tol = 1e-12;  // relative to max |a_ij|, for general files
+  bool insert_diagonal = true;  // false: the pattern the file stores (absent diagonal entries stay absent)
 };
 
 CscMatrix32 read_matrix_market(const std::string& path, const ReadOptions& opts = {});
