@@ -2,6 +2,8 @@
 #include "stardiff/adjoint/tape.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "stardiff/mesh/par_loop.hpp"
 #include "starpu/mesh/cl_halo.hpp"
@@ -10,9 +12,51 @@ namespace stardiff {
 
 using mesh::LoopArgDesc;
 
-Tape::Tape(std::string name, SavePolicy policy) : name_(std::move(name)), policy_(policy) {}
+namespace {
+bool env_check_adjoint_reads() {
+  const char* e = std::getenv("STARDIFF_CHECK_ADJOINT_READS");
+  return e != nullptr && *e != '\0' && std::strcmp(e, "0") != 0;
+}
+}  // namespace
 
-Tape::~Tape() { stop(); }
+Tape::Tape(std::string name, SavePolicy policy) : name_(std::move(name)), policy_(policy) {
+  if (policy_ == SavePolicy::Needed && env_check_adjoint_reads()) policy_ = SavePolicy::Verify;
+}
+
+Tape::~Tape() {
+  stop();
+  unlink_all();
+}
+
+void Tape::unlink_all() {
+  for (auto* d : dats_) d->unlink(this);
+  for (auto* r : reds_) r->unlink(this);
+  for (auto* s : scalars_) s->unlink(this);
+}
+
+void Tape::forget(const void* object, const std::string& what) {
+  auto drop = [&](auto& v) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (static_cast<const void*>(static_cast<const mesh::Tracked*>(*it)) == object) {
+        v.erase(it);
+        return true;
+      }
+    return false;
+  };
+  bool held = drop(dats_) || drop(reds_) || drop(scalars_);
+  for (auto it = needed_.begin(); it != needed_.end();)
+    it = static_cast<const void*>(static_cast<const mesh::Tracked*>(*it)) == object ? needed_.erase(it) : std::next(it);
+  if (held && !nodes_.empty() && !reversed_ && destroyed_.empty()) destroyed_ = what;
+}
+
+void Tape::check_alive(const std::string& op) const {
+  require(destroyed_.empty(), op + ": " + destroyed_ + " was destroyed while tape '" + name_ +
+                                  "' held loops recorded on it (clear() the tape)");
+}
+
+void Tape::see(mesh::Tracked* object) {
+  object->link(this);
+}
 
 void Tape::start() {
   require(!reversed_, "Tape::start: tape '" + name_ + "' was reversed; clear() it before recording again");
@@ -27,17 +71,27 @@ void Tape::stop() {
 
 bool Tape::recording() const { return mesh::active_recorder() == this; }
 
+// Adds p to v the first time; then links it to the tape and (unless accumulating) zeroes
+// an adjoint that may be non-zero.
 template <class P>
-static void add_unique(std::vector<P*>& v, P* p) {
-  if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+static bool add_unique(std::vector<P*>& v, P* p) {
+  if (std::find(v.begin(), v.end(), p) != v.end()) return false;
+  v.push_back(p);
+  return true;
 }
 
 void Tape::before_loop(mesh::RecordedLoop& loop) {
   Executor& ex = loop.block->executor();
+  loop.verify_reads = policy_ == SavePolicy::Verify;
+  auto first_seen = [&](auto* p) {
+    see(p);
+    if (!accumulate_ && p->adjoint_dirty()) p->zero_adjoint();
+  };
   for (std::size_t i = 0; i < loop.args.size(); ++i) {
     LoopArgDesc& a = loop.args[i];
     if (a.kind == LoopArgDesc::Kind::Dat) {
-      add_unique(dats_, a.dat);
+      if (add_unique(dats_, a.dat)) first_seen(a.dat);
+      a.poison = loop.verify_reads && !a.adjoint_reads;
       if (!a.writes()) continue;
       if ((a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads) needed_.insert(a.dat);
       if (policy_ != SavePolicy::All && !needed_.count(a.dat)) continue;
@@ -61,7 +115,7 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
         loop.saves.push_back(std::move(c));
       }
     } else if (a.kind == LoopArgDesc::Kind::Reduce) {
-      add_unique(reds_, a.red);
+      if (add_unique(reds_, a.red)) first_seen(a.red);
       const std::string base = loop.name + ":" + a.red->name();
       loop.red_pre[i] = a.red->make_like(base + "_pre");
       loop.red_post[i] = a.red->make_like(base + "_post");
@@ -70,7 +124,7 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
                                  base + "_save_pre");
       bytes_ += 3 * a.red->elemsize();
     } else if (a.kind == LoopArgDesc::Kind::Scalar) {
-      add_unique(scalars_, a.scalar);
+      if (add_unique(scalars_, a.scalar)) first_seen(a.scalar);
     }
   }
   for (auto& a : loop.args)
@@ -89,6 +143,7 @@ void Tape::after_loop(std::unique_ptr<mesh::RecordedLoop> loop) {
 }
 
 void Tape::check_seed(const std::string& what) const {
+  check_alive("Tape::seed(" + what + ")");
   require(!nodes_.empty(), "Tape::seed(" + what + "): tape '" + name_ +
                                "' has recorded nothing (start() it before the loops to differentiate)");
   require(!reversed_, "Tape::seed(" + what + "): tape '" + name_ + "' was already reversed");
@@ -97,6 +152,7 @@ void Tape::check_seed(const std::string& what) const {
 void Tape::reverse() {
   require(!reversed_, "Tape::reverse: tape '" + name_ + "' was already reversed (clear() and record again)");
   require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
+  check_alive("Tape::reverse");
   stop();
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
     mesh::RecordedLoop& n = **it;
@@ -111,6 +167,7 @@ void Tape::reverse() {
 }
 
 void Tape::zero_adjoints() {
+  check_alive("Tape::zero_adjoints");
   for (auto* d : dats_) d->zero_adjoint();
   for (auto* r : reds_) r->zero_adjoint();
   for (auto* s : scalars_) s->zero_adjoint();
@@ -118,6 +175,8 @@ void Tape::zero_adjoints() {
 
 void Tape::clear() {
   stop();
+  unlink_all();
+  destroyed_.clear();
   nodes_.clear();
   needed_.clear();
   dats_.clear();

@@ -68,6 +68,7 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
 }
 
 DatBase::~DatBase() {
+  notify_destroyed("dat '" + name_ + "'");
   tiles_.clear();  // unregister (waits for tasks) before the memory goes
   adj_tiles_.clear();
   for (void* p : mem_) std::free(p);
@@ -92,6 +93,7 @@ TileGeom DatBase::geom(int t) const {
 
 Handle& DatBase::adjoint_tile(int t) {
   require(active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  adj_dirty_ = true;
   return adj_tiles_.at(t);
 }
 
@@ -125,11 +127,13 @@ void DatBase::reverse_exchange_adjoint() {
 
 void DatBase::zero_adjoint() {
   if (!active_) return;
+  adj_dirty_ = false;
   for (auto& h : adj_tiles_) codelets::insert_fill_zero(block_->executor(), h, "zero_" + name_ + "_a1s");
 }
 
 void DatBase::host_copy_out(bool adjoint, void* dst) {
   require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  if (adjoint) require_adjoint_ready("stardiff::mesh::Dat '" + name_ + "'");
   const int o = dims_ - 1, nt = tiles();
   const std::size_t rb = row_len() * elemsize_;
   for (int t = 0; t < nt; ++t) {
@@ -146,6 +150,7 @@ void DatBase::host_copy_out(bool adjoint, void* dst) {
 
 void DatBase::host_fill(bool adjoint, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts) {
   require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  if (adjoint) adj_dirty_ = true;
   const int o = dims_ - 1, nt = tiles();
   const std::size_t rb = row_len() * elemsize_;
   for (int t = 0; t < nt; ++t) {

@@ -28,6 +28,21 @@ void set_active_recorder(Recorder* r) { g_recorder = r; }
 void set_nan_check(bool on) { g_nan_check = on; }
 bool nan_check() { return g_nan_check; }
 
+void Tracked::link(Recorder* r) {
+  if (std::find(recs_.begin(), recs_.end(), r) == recs_.end()) recs_.push_back(r);
+}
+void Tracked::unlink(Recorder* r) { recs_.erase(std::remove(recs_.begin(), recs_.end(), r), recs_.end()); }
+void Tracked::notify_destroyed(const std::string& what) {
+  auto recs = std::move(recs_);
+  recs_.clear();
+  for (Recorder* r : recs) r->forget(this, what);
+}
+void Tracked::require_adjoint_ready(const std::string& what) const {
+  for (const Recorder* r : recs_)
+    require(!r->awaiting_reverse(), what + ": adjoint read before tape '" + r->name() +
+                                        "', which recorded it, was reversed (seed and reverse() it first)");
+}
+
 namespace detail {
 
 void check_range(const std::string& loop, const Block& block, const Range& range) {

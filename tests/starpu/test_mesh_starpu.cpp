@@ -1,10 +1,12 @@
 // tests/starpu/test_mesh_starpu.cpp — mesh loops and their adjoints as StarPU tasks give
 // bitwise the sequential executor's results (Poisson, the 1-D and 3-D cases), under
-// whichever STARPU_SCHED ctest sets (eager, lws, dmda); the known answer E holds.
+// whichever STARPU_SCHED ctest sets (eager, lws, dmda); the known answer E holds;
+// reductions are bitwise equal across executors and tile counts.
 #include <gtest/gtest.h>
 
 #include "poisson_problem.hpp"
 #include "unit/test_adjoint_cases.hpp"
+#include "unit/test_mesh_reduction_cases.hpp"
 #include "runtime_environment.hpp"
 
 using namespace stardiff;
@@ -51,4 +53,17 @@ TEST(MeshStarpu, OneAndThreeDimensionalBitwise) {
   EXPECT_EQ(c.da.data, d.da.data);
   EXPECT_EQ(c.db.data, d.db.data);
   EXPECT_EQ(c.dc.data, d.dc.data);
+}
+
+TEST(MeshStarpu, ReductionsBitwiseAcrossExecutorsAndTiles) {
+  SequentialExecutor se;
+  StarpuExecutor pe;
+  const auto ref = reduction_cases::run(se, 1);
+  for (int tiles : {1, 2, 3, 7}) {
+    EXPECT_EQ(reduction_cases::run(se, tiles), ref) << "sequential, tiles=" << tiles;
+    EXPECT_EQ(reduction_cases::run(pe, tiles), ref) << "StarPU, tiles=" << tiles;
+  }
+  // Default tiling: one tile under the sequential executor, 2 per worker under StarPU.
+  poisson::Problem a(se, 20, 20), b(pe, 20, 20);
+  EXPECT_EQ(a.run(10), b.run(10));
 }

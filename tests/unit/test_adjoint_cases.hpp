@@ -130,7 +130,8 @@ struct Result3D {
 // pa, pb: optional perturbations (h * direction) added to a and b before the loops.
 inline Result3D run_3d(Executor& ex, int nx, int ny, int nz, int tiles, bool adjoint = true,
                        const std::function<double(int, int, int)>& pa = nullptr,
-                       const std::function<double(int, int, int)>& pb = nullptr) {
+                       const std::function<double(int, int, int)>& pb = nullptr,
+                       SavePolicy pol = SavePolicy::Needed) {
   Block blk(ex, "box", {nx, ny, nz}, tiles);
   Dat<double> a(blk, "a", Halo{1}), b(blk, "b", Halo{1}), c(blk, "c", Halo{0}, {.dim = 2});
   Scalar<double> s(blk, "s", 0.25);
@@ -139,7 +140,7 @@ inline Result3D run_3d(Executor& ex, int nx, int ny, int nz, int tiles, bool adj
   b.set([&](int i, int j, int k) { return b0_3d(i, j, k) + (pb ? pb(i, j, k) : 0.0); });
   c.set_components([](int i, int j, int k, int comp) { return c0_3d(i, j, k, comp); });
   Stencil sa(3, {0, 0, 0, 1, 0, 0}, "a_pts"), sb(3, {0, 0, -1, 0, 0, 1}, "b_pts"), z = Stencil::zero(3);
-  Tape tape("3d");
+  Tape tape("3d", pol);
   if (adjoint) tape.start();
   par_loop("mix", blk, blk.interior(), Mix{}, arg_dat(a, sa, READ), arg_dat(b, sb, READ), arg_dat(c, z, INC));
   par_loop("objective", blk, blk.interior(), Objective{}, arg_dat(c, z, READ), arg_idx(), arg_scalar(s),

@@ -12,6 +12,7 @@
 //    tile boundary; the adjoint's ghost rows collect increments and are always zero
 //    outside a reverse exchange. Every tile must own >= max(d_m, d_p, 1) outer rows.
 //  * Host access (set, values, adjoint, set_adjoint) waits for the tiles' tasks.
+//    adjoint() throws Error while a tape holding the dat has recorded but not reversed.
 //    DatView holds a full copy (halo included) indexed by loop indices.
 #pragma once
 #include <array>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "stardiff/mesh/block.hpp"
+#include "stardiff/mesh/recorder.hpp"
 #include "stardiff/runtime/handle.hpp"
 
 namespace stardiff::mesh {
@@ -61,7 +63,7 @@ struct DatView {
   }
 };
 
-class DatBase {
+class DatBase : public Tracked {
  public:
   DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std::size_t elemsize);
   virtual ~DatBase();

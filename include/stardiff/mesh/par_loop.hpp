@@ -26,7 +26,9 @@
 //    library zeroes it after the call; RW args: update their _a1s in place; INC args:
 //    read their _a1s. `static constexpr unsigned adjoint_reads` (bit a = argument a)
 //    declares which primal values the adjoint reads (default: all); the tape saves
-//    overwritten data only for those (to-be-recorded analysis).
+//    overwritten data only for those (to-be-recorded analysis). SavePolicy::Verify
+//    checks the declaration (stardiff/adjoint/tape.hpp). The kernel's operator() and
+//    adjoint must be const; an adjoint matching no activity of the dats is a compile error.
 //  * Inner loops run over contiguous rows (x), so kernels vectorise when dim == 1. A task
 //    writing >= 8 MiB per WRITE output assembles each output row in a cache-resident
 //    buffer and stores it with non-temporal stores (no write-allocate traffic; WRITE

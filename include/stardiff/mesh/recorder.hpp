@@ -10,6 +10,9 @@
 //  * submit_adjoint() submits the loop's adjoint: halo exchanges of primal data its
 //    adjoint reads, one adjoint task per tile, scalar partial sums (tile order) and the
 //    reverse halo exchange of adjoint ghost rows. Restoring checkpoints is the tape's job.
+//  * Tracked (base of dats, reductions, scalars) knows the recorders holding it: its
+//    destruction is reported to them (forget), and reading a dat's or scalar's adjoint
+//    while a holder has recorded but not reversed throws Error naming both.
 #pragma once
 #include <array>
 #include <memory>
@@ -33,6 +36,7 @@ struct LoopArgDesc {
   DatBase* dat = nullptr;
   Mode mode = Mode::Read;
   bool adjoint_reads = false;        // the adjoint kernel reads this argument's primal value
+  bool poison = false;               // verify mode: the adjoint sees NaN for this primal
   std::array<int, 3> st_min{0, 0, 0}, st_max{0, 0, 0};
   ReductionBase* red = nullptr;
   ScalarBase* scalar = nullptr;
@@ -57,6 +61,7 @@ class RecordedLoop {
   Range range;
   std::vector<LoopArgDesc> args;
   std::vector<Checkpoint> saves;
+  bool verify_reads = false;  // adjoint tasks give undeclared primal reads NaN and report them
   // Per argument: reduction value before / after the loop and the adjoint its tiles read.
   std::vector<std::shared_ptr<Handle>> red_pre, red_post, red_eff;  // shared_ptr: deletes the concrete type
 };
@@ -66,6 +71,33 @@ class Recorder {
   virtual ~Recorder() = default;
   virtual void before_loop(RecordedLoop& loop) = 0;
   virtual void after_loop(std::unique_ptr<RecordedLoop> loop) = 0;
+  virtual const std::string& name() const = 0;
+  // True while it holds recorded loops not yet reversed (adjoints not computed).
+  virtual bool awaiting_reverse() const = 0;
+  // `object` (described by `what`, e.g. "dat 'u'") is being destroyed.
+  virtual void forget(const void* object, const std::string& what) = 0;
+};
+
+class Tracked {
+ public:
+  Tracked() = default;
+  Tracked(const Tracked&) = delete;
+  Tracked& operator=(const Tracked&) = delete;
+  virtual ~Tracked() = default;
+  void link(Recorder* r);
+  void unlink(Recorder* r);
+  // Whether the adjoint may be non-zero (set by writes, cleared by zeroing).
+  bool adjoint_dirty() const { return adj_dirty_; }
+
+ protected:
+  // Called first in the most derived destructor: tells the holders.
+  void notify_destroyed(const std::string& what);
+  // Error if a holder has recorded but not reversed ("what": "stardiff::mesh::Dat 'u'").
+  void require_adjoint_ready(const std::string& what) const;
+  bool adj_dirty_ = false;
+
+ private:
+  std::vector<Recorder*> recs_;
 };
 
 Recorder* active_recorder();

@@ -2,14 +2,17 @@
 //
 // Contract:
 //  * Reduction<T> (OPS ops_reduction): a value handle folded by loops that take it via
-//    arg_reduce. Each tile task folds into its own partial (initialised to the neutral
-//    element: 0, +max, lowest); a combine task then folds the partials into the value in
-//    tile order, so results never depend on the scheduler. value() waits and returns it;
-//    reset() sets the neutral element. adjoint()/set_adjoint(): its adjoint.
-//  * Scalar<T>: an active scalar read by loops (arg_scalar). In adjoint loops each tile
-//    accumulates its contribution to the scalar's adjoint into a per-tile partial; the
-//    partials are added to the adjoint in tile order.
-//  * All handles are vectors of length 1 (so checkpoint copies use the tile codelets).
+//    arg_reduce. Each tile task folds every outer row of its part of the range into its
+//    own partial (from the neutral element: 0, +max, lowest; in 1-D every point is a
+//    row); a combine task then folds the row partials into the value in row order, so
+//    the result depends neither on the scheduler nor on the number of tiles.
+//    value() waits and returns it; reset() sets the neutral element.
+//    adjoint()/set_adjoint(): its adjoint.
+//  * Scalar<T>: an active scalar read by loops (arg_scalar). In adjoint loops each outer
+//    row's contribution to the scalar's adjoint goes to a row partial; the partials are
+//    added to the adjoint in row order (independent of the tiling). adjoint() throws
+//    Error while a tape holding the scalar has recorded but not reversed.
+//  * All handles are vectors (so checkpoint copies use the tile codelets).
 #pragma once
 #include <cstring>
 #include <limits>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "stardiff/mesh/block.hpp"
+#include "stardiff/mesh/recorder.hpp"
 #include "stardiff/runtime/executor.hpp"
 #include "stardiff/runtime/handle.hpp"
 
@@ -41,14 +45,22 @@ struct CombineArgs {
   int op;
   int n;
 };
-// buffer 0 (RW) = fold(buffer 0, buffer 1, ..., buffer n) in order.
+// Arguments {op, n, rows_1, ..., rows_n}: buffer 0 (RW) = fold(buffer 0, the first
+// rows_i entries of buffer i for i = 1..n) in order.
 template <class T>
 void combine_cpu(const TaskContext& t) {
-  const auto& a = t.arg<CombineArgs>();
+  const int* a = static_cast<const int*>(t.args);
+  if (t.args_size < 2 * sizeof(int) || t.args_size != (2 + static_cast<std::size_t>(a[1])) * sizeof(int))
+    throw Error(std::string("task '") + t.task_name + "': argument block size mismatch");
+  const ReduceOp op = static_cast<ReduceOp>(a[0]);
   T acc = *t.buffers[0].data<T>();
-  for (int i = 1; i <= a.n; ++i) acc = fold(static_cast<ReduceOp>(a.op), acc, *t.buffers[i].data<T>());
+  for (int i = 1; i <= a[1]; ++i) {
+    const T* p = t.buffers[i].data<T>();
+    for (int r = 0; r < a[1 + i]; ++r) acc = fold(op, acc, p[r]);
+  }
   *t.buffers[0].data<T>() = acc;
 }
+
 // Adjoint of a fold into a value with initial value pre (buffer 0) and final post (1):
 // buffer 2 (RW) the value's adjoint, buffer 3 (W) the adjoint the loop's tiles read.
 // SUM: eff = adj (adj unchanged). MIN/MAX: if the final value is the initial one, the
@@ -82,21 +94,42 @@ inline void host_set(Handle& h, const void* v, std::size_t n) {
   auto g = h.acquire(Access::RW);
   std::memcpy(h.host_view().ptr, v, n);
 }
+// Submits `value` (RW) = fold of value and the first rows[i] entries of parts[tiles[i]], in order.
+template <class T>
+void submit_row_fold(Executor& ex, ReduceOp op, Handle& value, std::vector<VectorHandle<T>>& parts,
+                     const std::vector<int>& tiles, const std::vector<int>& rows, const std::string& name) {
+  std::vector<DataAccess> acc{inout(value)};
+  std::vector<int> a{static_cast<int>(op), static_cast<int>(tiles.size())};
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    acc.push_back(in(parts[tiles[i]]));
+    a.push_back(rows[i]);
+  }
+  ex.submit(cl_combine<T>(), acc, a.data(), a.size() * sizeof(int), {.name = name});
+}
+// Partial t with room for `rows` entries (a larger one replaces it: waits for its tasks).
+template <class T>
+Handle& sized_partial(std::vector<VectorHandle<T>>& parts, int t, std::size_t rows, const std::string& name,
+                      T init) {
+  VectorHandle<T>& h = parts.at(t);
+  if (h.size() < rows) h = VectorHandle<T>(rows, name + "[" + std::to_string(t) + "]", init);
+  return h;
+}
 }  // namespace detail
 
-class ReductionBase {
+class ReductionBase : public Tracked {
  public:
-  virtual ~ReductionBase() = default;
   virtual Handle& value_handle() = 0;
   virtual Handle& adjoint_handle() = 0;
-  virtual Handle& partial(int t) = 0;
+  // Tile t's row partials, with room for `rows` rows.
+  virtual Handle& partial(int t, std::size_t rows) = 0;
   virtual std::size_t elemsize() const = 0;
   virtual const std::string& name() const = 0;
   virtual ReduceOp op() const = 0;
   virtual Block& block() const = 0;
   virtual void zero_adjoint() = 0;
-  // Submits: value = fold(value, partial[t] for t in tiles) (tile order).
-  virtual void submit_combine(const std::vector<int>& tiles, const std::string& loop) = 0;
+  // Submits: value = fold(value, the first rows[i] row partials of tiles[i], in order).
+  virtual void submit_combine(const std::vector<int>& tiles, const std::vector<int>& rows,
+                              const std::string& loop) = 0;
   // Allocates a handle like the value (for checkpoints).
   virtual std::shared_ptr<Handle> make_like(const std::string& name) const = 0;
   virtual void submit_adjoint_prep(Handle& pre, Handle& post, Handle& eff, const std::string& loop) = 0;
@@ -109,8 +142,10 @@ class Reduction final : public ReductionBase {
       : block_(&block), op_(op), name_(std::move(name)), value_(1, name_, neutral<T>(op)),
         adj_(1, name_ + "_a1s", T(0)) {
     for (int t = 0; t < block.tiles(); ++t)
-      partial_.emplace_back(1, name_ + "_part[" + std::to_string(t) + "]", neutral<T>(op));
+      partial_.emplace_back(block.bound(t + 1) - block.bound(t) + 2, name_ + "_part[" + std::to_string(t) + "]",
+                            neutral<T>(op));
   }
+  ~Reduction() override { notify_destroyed("reduction '" + name_ + "'"); }
   T value() {
     auto g = value_.acquire(Access::R);
     return value_.data()[0];
@@ -121,26 +156,36 @@ class Reduction final : public ReductionBase {
     auto g = adj_.acquire(Access::R);
     return adj_.data()[0];
   }
-  void set_adjoint(T v) { detail::host_set(adj_, &v, sizeof(T)); }
+  void set_adjoint(T v) {
+    adj_dirty_ = true;
+    detail::host_set(adj_, &v, sizeof(T));
+  }
 
   Handle& value_handle() override { return value_; }
-  Handle& adjoint_handle() override { return adj_; }
-  Handle& partial(int t) override { return partial_.at(t); }
+  Handle& adjoint_handle() override {
+    adj_dirty_ = true;
+    return adj_;
+  }
+  Handle& partial(int t, std::size_t rows) override {
+    return detail::sized_partial(partial_, t, rows, name_ + "_part", neutral<T>(op_));
+  }
   std::size_t elemsize() const override { return sizeof(T); }
   const std::string& name() const override { return name_; }
   ReduceOp op() const override { return op_; }
   Block& block() const override { return *block_; }
-  void zero_adjoint() override { set_adjoint(T(0)); }
-  void submit_combine(const std::vector<int>& tiles, const std::string& loop) override {
-    std::vector<DataAccess> acc{inout(value_)};
-    for (int t : tiles) acc.push_back(in(partial_[t]));
-    detail::CombineArgs a{static_cast<int>(op_), static_cast<int>(tiles.size())};
-    block_->executor().submit(detail::cl_combine<T>(), acc, &a, sizeof a, {.name = loop + ":combine_" + name_});
+  void zero_adjoint() override {
+    set_adjoint(T(0));
+    adj_dirty_ = false;
+  }
+  void submit_combine(const std::vector<int>& tiles, const std::vector<int>& rows,
+                      const std::string& loop) override {
+    detail::submit_row_fold(block_->executor(), op_, value_, partial_, tiles, rows, loop + ":combine_" + name_);
   }
   std::shared_ptr<Handle> make_like(const std::string& name) const override {
     return std::make_shared<VectorHandle<T>>(1, name, T(0));
   }
   void submit_adjoint_prep(Handle& pre, Handle& post, Handle& eff, const std::string& loop) override {
+    adj_dirty_ = true;
     detail::CombineArgs a{static_cast<int>(op_), 0};
     block_->executor().submit(detail::cl_reduce_adjoint_prep<T>(), a, {in(pre), in(post), inout(adj_), out(eff)},
                               {.name = loop + ":adjoint_prep_" + name_});
@@ -154,17 +199,18 @@ class Reduction final : public ReductionBase {
   std::vector<VectorHandle<T>> partial_;
 };
 
-class ScalarBase {
+class ScalarBase : public Tracked {
  public:
-  virtual ~ScalarBase() = default;
   virtual Handle& value_handle() = 0;
   virtual Handle& adjoint_handle() = 0;
-  virtual Handle& partial(int t) = 0;
+  // Tile t's row partials of the adjoint, with room for `rows` rows.
+  virtual Handle& partial(int t, std::size_t rows) = 0;
   virtual const std::string& name() const = 0;
   virtual Block& block() const = 0;
   virtual void zero_adjoint() = 0;
-  // Submits: adjoint += sum of partial[t] for t in tiles (tile order).
-  virtual void submit_adjoint_sum(const std::vector<int>& tiles, const std::string& loop) = 0;
+  // Submits: adjoint += the first rows[i] row partials of tiles[i], in order.
+  virtual void submit_adjoint_sum(const std::vector<int>& tiles, const std::vector<int>& rows,
+                                  const std::string& loop) = 0;
 };
 
 template <class T>
@@ -173,30 +219,44 @@ class Scalar final : public ScalarBase {
   Scalar(Block& block, std::string name, T value)
       : block_(&block), name_(std::move(name)), value_(1, name_, value), adj_(1, name_ + "_a1s", T(0)) {
     for (int t = 0; t < block.tiles(); ++t)
-      partial_.emplace_back(1, name_ + "_a1s_part[" + std::to_string(t) + "]", T(0));
+      partial_.emplace_back(block.bound(t + 1) - block.bound(t) + 2,
+                            name_ + "_a1s_part[" + std::to_string(t) + "]", T(0));
   }
+  ~Scalar() override { notify_destroyed("scalar '" + name_ + "'"); }
   T value() {
     auto g = value_.acquire(Access::R);
     return value_.data()[0];
   }
   void set(T v) { detail::host_set(value_, &v, sizeof(T)); }
   T adjoint() {
+    require_adjoint_ready("stardiff::mesh::Scalar '" + name_ + "'");
     auto g = adj_.acquire(Access::R);
     return adj_.data()[0];
   }
-  void set_adjoint(T v) { detail::host_set(adj_, &v, sizeof(T)); }
+  void set_adjoint(T v) {
+    adj_dirty_ = true;
+    detail::host_set(adj_, &v, sizeof(T));
+  }
 
   Handle& value_handle() override { return value_; }
-  Handle& adjoint_handle() override { return adj_; }
-  Handle& partial(int t) override { return partial_.at(t); }
+  Handle& adjoint_handle() override {
+    adj_dirty_ = true;
+    return adj_;
+  }
+  Handle& partial(int t, std::size_t rows) override {
+    return detail::sized_partial(partial_, t, rows, name_ + "_a1s_part", T(0));
+  }
   const std::string& name() const override { return name_; }
   Block& block() const override { return *block_; }
-  void zero_adjoint() override { set_adjoint(T(0)); }
-  void submit_adjoint_sum(const std::vector<int>& tiles, const std::string& loop) override {
-    std::vector<DataAccess> acc{inout(adj_)};
-    for (int t : tiles) acc.push_back(in(partial_[t]));
-    detail::CombineArgs a{static_cast<int>(ReduceOp::SUM), static_cast<int>(tiles.size())};
-    block_->executor().submit(detail::cl_combine<T>(), acc, &a, sizeof a, {.name = loop + ":sum_" + name_ + "_a1s"});
+  void zero_adjoint() override {
+    set_adjoint(T(0));
+    adj_dirty_ = false;
+  }
+  void submit_adjoint_sum(const std::vector<int>& tiles, const std::vector<int>& rows,
+                          const std::string& loop) override {
+    adj_dirty_ = true;
+    detail::submit_row_fold(block_->executor(), ReduceOp::SUM, adj_, partial_, tiles, rows,
+                            loop + ":sum_" + name_ + "_a1s");
   }
 
  private:

@@ -58,6 +58,28 @@ constexpr bool has_adjoint() {
   return requires { &K::adjoint; };
 }
 
+template <class F> struct MemFnConst : std::false_type {};
+template <class R, class C, class... P> struct MemFnConst<R (C::*)(P...) const> : std::true_type {};
+template <class R, class C, class... P> struct MemFnConst<R (C::*)(P...) const noexcept> : std::true_type {};
+// False when K has a single, non-const adjoint member function.
+template <class K>
+constexpr bool adjoint_is_const() {
+  if constexpr (has_adjoint<K>()) return MemFnConst<decltype(&K::adjoint)>::value;
+  else return true;
+}
+
+// True when the adjoint matches the arguments under at least one activity mask.
+template <class K, class... A, unsigned... M>
+constexpr bool adjoint_ok_any(std::integer_sequence<unsigned, M...>) {
+  return (adjoint_ok<K, M, A...>() || ...);
+}
+template <class K, class... A>
+constexpr bool adjoint_ok_some_mask() {
+  constexpr std::size_t nd = dat_count<A...>();
+  if constexpr (nd > 8) return true;  // rejected by the dat count check
+  else return adjoint_ok_any<K, A...>(std::make_integer_sequence<unsigned, (1u << nd)>{});
+}
+
 template <class K>
 constexpr unsigned adjoint_reads_mask() {
   if constexpr (requires { K::adjoint_reads; }) return static_cast<unsigned>(K::adjoint_reads);
@@ -123,6 +145,14 @@ void run_adjoint(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std:
       }
     }
   (std::get<I>(st).finish_adjoint(la.slot[I], t), ...);
+  if ((la.slot[I].poison || ...)) {
+    int found = -1;
+    ((found < 0 ? (found = std::get<I>(st).poison_found(la.slot[I], t)) : 0), ...);
+    if (found >= 0 && found < static_cast<int>(sizeof...(A)))
+      t.fail("the adjoint read the primal value of argument " + std::to_string(found) + " (dat '" +
+             (la.slot[found].label ? la.slot[found].label : "?") +
+             "'), which the kernel's adjoint_reads mask does not declare (the tape may not save it)");
+  }
 }
 
 template <class K, class... A>

@@ -64,10 +64,12 @@ LoopArgDesc describe(const ArgScalar<T>& a, int, unsigned) {
 
 // Fills slot and accesses of argument `a` for tile t.
 template <class T, Mode M>
-void bind_arg(const ArgDat<T, M>& a, const LoopArgDesc&, int t, bool adjoint, Slot& s, std::vector<DataAccess>& acc,
+void bind_arg(const ArgDat<T, M>& a, const LoopArgDesc& d, int t, bool adjoint, Slot& s, std::vector<DataAccess>& acc,
           RecordedLoop*, std::size_t) {
   s.g = a.dat->geom(t);
   s.dim = a.dat->dim();
+  s.poison = adjoint && d.poison && std::is_floating_point_v<T>;
+  s.label = a.dat->name().c_str();
   s.buf = static_cast<int>(acc.size());
   if (!adjoint) {
     acc.push_back(M == Mode::Read ? in(a.dat->tile(t)) : inout(a.dat->tile(t)));
@@ -90,7 +92,7 @@ void bind_arg(const ArgReduce<T>& a, const LoopArgDesc&, int t, bool adjoint, Sl
   s.op = static_cast<int>(a.red->op());
   s.buf = static_cast<int>(acc.size());
   if (!adjoint) {
-    acc.push_back(out(a.red->partial(t)));
+    acc.push_back(out(a.red->partial(t, static_cast<std::size_t>(s.nrows))));
   } else {
     acc.push_back(in(*node->red_post[argi]));
     s.buf2 = static_cast<int>(acc.size());
@@ -106,11 +108,22 @@ void bind_arg(const ArgScalar<T>& a, const LoopArgDesc&, int t, bool adjoint, Sl
   acc.push_back(in(a.scalar->value_handle()));
   if (adjoint) {
     s.buf2 = static_cast<int>(acc.size());
-    acc.push_back(out(a.scalar->partial(t)));
+    acc.push_back(out(a.scalar->partial(t, static_cast<std::size_t>(s.nrows))));
   }
 }
 
 unsigned activity_mask(const std::vector<LoopArgDesc>& args);
+// Sets the row fields of every slot for tile part [lo, hi) (before bind_arg).
+template <std::size_t N>
+void set_rows(Slot (&slot)[N], std::size_t n, int dims, const int lo[3], const int hi[3]) {
+  const int o = dims - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    slot[i].arg = static_cast<int>(i);
+    slot[i].dims = dims;
+    slot[i].row0 = lo[o];
+    slot[i].nrows = hi[o] - lo[o];
+  }
+}
 // True when a task's outputs are far larger than caches (streaming stores pay off).
 bool stream_worthwhile(const int lo[3], const int hi[3]);
 bool loop_is_active(const std::vector<LoopArgDesc>& args);
@@ -131,10 +144,11 @@ class LoopNode final : public RecordedLoop {
     const unsigned mask = activity_mask(args);
     Executor& ex = block->executor();
     const Codelet& cl = loop_adjoint_codelet<K, A...>(name);
-    std::vector<int> ran;
+    std::vector<int> ran, rows;
     for (int t = 0; t < block->tiles(); ++t) {
       AdjArgs<K, sizeof...(A)> f{{kernel_, {}, {}, block->dims(), all_unit(args), false, false, {}}, mask};
       if (!tile_range(*block, range, t, f.la.lo, f.la.hi)) continue;
+      set_rows(f.la.slot, sizeof...(A), block->dims(), f.la.lo, f.la.hi);
       std::vector<DataAccess> acc;
       std::apply([&](const auto&... a) {
         std::size_t i = 0;
@@ -142,9 +156,10 @@ class LoopNode final : public RecordedLoop {
       }, args_);
       ex.submit(cl, acc, &f, sizeof f, {.name = name + "_adjoint"});
       ran.push_back(t);
+      rows.push_back(f.la.hi[block->outer()] - f.la.lo[block->outer()]);
     }
     for (auto& d : args)
-      if (d.kind == LoopArgDesc::Kind::Scalar) d.scalar->submit_adjoint_sum(ran, name);
+      if (d.kind == LoopArgDesc::Kind::Scalar) d.scalar->submit_adjoint_sum(ran, rows, name);
     std::vector<DatBase*> done;
     for (auto& d : args)
       if (d.kind == LoopArgDesc::Kind::Dat && d.mode == Mode::Read && d.dat->active() &&
@@ -168,6 +183,15 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
                    const A&... a) {
   static_assert(std::is_trivially_copyable_v<K>, "par_loop: the kernel functor must be trivially copyable "
                                                  "(it is copied into every task)");
+  static_assert(std::is_invocable_v<const K&, decltype(std::declval<State<A, false>&>().primal(0))...> ||
+                    !std::is_invocable_v<K&, decltype(std::declval<State<A, false>&>().primal(0))...>,
+                "par_loop: the kernel's operator() must be const (void operator()(...) const)");
+  static_assert(adjoint_is_const<K>(), "par_loop: the kernel's adjoint must be const (void adjoint(...) const)");
+  static_assert(!has_adjoint<K>() || adjoint_ok_some_mask<K, A...>(),
+                "par_loop: the kernel's adjoint does not match its arguments for any activity of the dats: "
+                "expected adjoint(per argument in order: dat -> Acc<const T> primal[, Acc<T> dat_a1s if active]; "
+                "gbl -> const T*; reduce -> const T* value, const T* value_a1s; idx -> const int*; "
+                "scalar -> const T*, T* scalar_a1s)");
   static_assert(std::is_invocable_v<const K&, decltype(std::declval<State<A, false>&>().primal(0))...>,
                 "par_loop: the kernel is not callable with its arguments' accessors (READ dats give "
                 "Acc<const T>, WRITE/RW/INC dats Acc<T>, gbl const T*, reduce T*, idx const int*, "
@@ -224,10 +248,11 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
   Executor& ex = block.executor();
   const Codelet& cl = loop_codelet<K, A...>(name);
   const bool unit = all_unit(desc), nan = nan_check();
-  std::vector<int> ran;
+  std::vector<int> ran, rows;
   for (int t = 0; t < block.tiles(); ++t) {
     LoopArgs<K, sizeof...(A)> la{kernel, {}, {}, block.dims(), unit, nan, false, {}};
     if (!tile_range(block, range, t, la.lo, la.hi)) continue;
+    set_rows(la.slot, sizeof...(A), block.dims(), la.lo, la.hi);
     la.stream = unit && stream_worthwhile(la.lo, la.hi);
     std::vector<DataAccess> acc;
     {
@@ -236,9 +261,10 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
     }
     ex.submit(cl, acc, &la, sizeof la, {.name = name});
     ran.push_back(t);
+    rows.push_back(la.hi[block.outer()] - la.lo[block.outer()]);
   }
   for (auto& d : desc) {
-    if (d.kind == LoopArgDesc::Kind::Reduce) d.red->submit_combine(ran, name);
+    if (d.kind == LoopArgDesc::Kind::Reduce) d.red->submit_combine(ran, rows, name);
     if (d.writes()) d.dat->mark_written();
   }
   if (node) rec->after_loop(std::move(node));

@@ -2,7 +2,9 @@
 // state that turns tile buffers into the kernel's accessors, row by row.
 // Internal to stardiff/mesh/par_loop.hpp, which includes it after its argument types.
 #pragma once
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <tuple>
@@ -20,7 +22,77 @@ struct Slot {
   int buf = -1, buf2 = -1;  // buffer indices: primal/value, adjoint/partial
   int op = 0;
   int dim = 1;
+  int dims = 1, row0 = 0, nrows = 0;  // block dimensions; the tile's first outer row, row count
+  int arg = 0;                        // argument index
+  bool poison = false;                // verify mode: the adjoint reads NaN for this primal
+  const char* label = nullptr;        // verify mode: the dat's name
   alignas(16) unsigned char gbl[64] = {};
+};
+
+// Verify mode: quiet NaNs whose payload names argument `arg` (kept through arithmetic).
+template <class T>
+T poison_value(int arg) {
+  static_assert(std::is_floating_point_v<T>);
+  if constexpr (sizeof(T) == 8) return std::bit_cast<T>(0x7FF85D1F00000000ULL | static_cast<unsigned>(arg & 0xFF));
+  else return std::bit_cast<T>(static_cast<std::uint32_t>(0x7FC5D100u | static_cast<unsigned>(arg & 0xFF)));
+}
+// The argument named by a poison value, or -1.
+template <class T>
+int poison_arg(T v) {
+  if constexpr (!std::is_floating_point_v<T> || (sizeof(T) != 8 && sizeof(T) != 4)) {
+    return -1;
+  } else if constexpr (sizeof(T) == 8) {
+    const auto b = std::bit_cast<std::uint64_t>(v);
+    return (b & 0x7FFFFFFFFFFFFF00ULL) == 0x7FF85D1F00000000ULL ? static_cast<int>(b & 0xFF) : -1;
+  } else {
+    const auto b = std::bit_cast<std::uint32_t>(v);
+    return (b & 0x7FFFFF00u) == 0x7FC5D100u ? static_cast<int>(b & 0xFF) : -1;
+  }
+}
+template <class T>
+int poison_in(const T* p, std::size_t n) {
+  if constexpr (std::is_floating_point_v<T>)
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::isnan(p[i])) {
+        const int a = poison_arg(p[i]);
+        if (a >= 0) return a;
+      }
+  return -1;
+}
+
+// One partial per outer row (per point in 1-D), folded from the neutral element; the
+// combine task folds them in row order, so the result does not depend on the tiling.
+template <class T>
+struct RowPartials {
+  T acc{};
+  T* part = nullptr;
+  T neutral_value{};
+  int dims = 1, row0 = 0, row = -1, i0 = 0;
+  void init(T* p, int nrows, const Slot& s, T neutral_v) {
+    part = p;
+    dims = s.dims;
+    row0 = s.row0;
+    neutral_value = neutral_v;
+    acc = neutral_v;
+    if (dims == 1)
+      for (int r = 0; r < nrows; ++r) part[r] = neutral_v;
+  }
+  void set_row(int i, int j, int k) {
+    if (dims == 1) {
+      i0 = i - row0;
+      return;
+    }
+    const int r = (dims == 2 ? j : k) - row0;
+    if (r != row) {
+      if (row >= 0) part[row] = acc;
+      acc = neutral_value;
+      row = r;
+    }
+  }
+  T* at(int di) { return dims == 1 ? part + i0 + di : &acc; }
+  void finish() {
+    if (dims != 1 && row >= 0) part[row] = acc;
+  }
 };
 
 template <class K, std::size_t N>
@@ -44,6 +116,7 @@ struct State<ArgDat<T, M>, Unit, Stream> {
   // stored with non-temporal stores at the end of the row.
   static constexpr bool kStream = Stream && Unit && M == Mode::Write && std::is_same_v<T, double>;
   std::unique_ptr<T[]> buf;
+  std::unique_ptr<T[]> poisoned;  // verify mode: what an undeclared primal read sees
   T* out = nullptr;
   T* base = nullptr;
   T* abase = nullptr;
@@ -63,6 +136,18 @@ struct State<ArgDat<T, M>, Unit, Stream> {
     dim = s.dim;
     base = t.buffers[s.buf].template data<T>();
     if (s.buf2 >= 0) abase = t.buffers[s.buf2].template data<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (s.poison) {
+        const std::size_t n = t.buffers[s.buf].count();
+        poisoned.reset(new T[n]);
+        for (std::size_t i = 0; i < n; ++i) poisoned[i] = poison_value<T>(s.arg);
+        base = poisoned.get();
+      }
+    }
+  }
+  // Verify mode: the argument whose poison reached this argument's adjoint, or -1.
+  int poison_found(const Slot& s, const TaskContext& t) const {
+    return abase ? poison_in(abase, t.buffers[s.buf2].count()) : -1;
   }
   void set_row(int i0, int j, int k) {
     long long off = origin + i0 * sx() + j * sy + k * sz;
@@ -133,30 +218,36 @@ struct State<ArgGbl<T>, Unit, Stream> {
   void finish_primal(const Slot&, const TaskContext&) {}
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
+  int poison_found(const Slot&, const TaskContext&) const { return -1; }
 };
 
 template <class T, bool Unit, bool Stream>
 struct State<ArgReduce<T>, Unit, Stream> {
   void prepare(int) {}
   void end_row(int) {}
-  T acc{};
+  RowPartials<T> rows;
   const T* post = nullptr;
   const T* eff = nullptr;
+  bool primal_task = false;
   void init(const Slot& s, const TaskContext& t) {
-    acc = neutral<T>(static_cast<ReduceOp>(s.op));
     post = t.buffers[s.buf].template data<T>();
     if (s.buf2 >= 0) eff = t.buffers[s.buf2].template data<T>();
+    primal_task = s.buf2 < 0;
+    if (primal_task) rows.init(t.buffers[s.buf].template data<T>(), s.nrows, s, neutral<T>(static_cast<ReduceOp>(s.op)));
   }
-  void set_row(int, int, int) {}
-  T* primal(int) { return &acc; }
+  void set_row(int i, int j, int k) {
+    if (primal_task) rows.set_row(i, j, k);
+  }
+  T* primal(int di) { return rows.at(di); }
   template <bool>
   std::tuple<const T*, const T*> adjoint(int) const {
     return {post, eff};
   }
   void after_adjoint_point(int) const {}
-  void finish_primal(const Slot& s, const TaskContext& t) { *t.buffers[s.buf].template data<T>() = acc; }
+  void finish_primal(const Slot&, const TaskContext&) { rows.finish(); }
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
+  int poison_found(const Slot&, const TaskContext&) const { return -1; }
 };
 
 template <bool Unit, bool Stream>
@@ -184,6 +275,7 @@ struct State<ArgIdx, Unit, Stream> {
   void finish_primal(const Slot&, const TaskContext&) {}
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
+  int poison_found(const Slot&, const TaskContext&) const { return -1; }
 };
 
 template <class T, bool Unit, bool Stream>
@@ -191,18 +283,28 @@ struct State<ArgScalar<T>, Unit, Stream> {
   void prepare(int) {}
   void end_row(int) {}
   T value{};
-  T partial{};
-  void init(const Slot& s, const TaskContext& t) { value = *t.buffers[s.buf].template data<T>(); }
-  void set_row(int, int, int) {}
+  RowPartials<T> rows;  // adjoint tasks: the scalar's adjoint, per row
+  bool adjoint_task = false;
+  void init(const Slot& s, const TaskContext& t) {
+    value = *t.buffers[s.buf].template data<T>();
+    adjoint_task = s.buf2 >= 0;
+    if (adjoint_task) rows.init(t.buffers[s.buf2].template data<T>(), s.nrows, s, T(0));
+  }
+  void set_row(int i, int j, int k) {
+    if (adjoint_task) rows.set_row(i, j, k);
+  }
   const T* primal(int) const { return &value; }
   template <bool>
-  std::tuple<const T*, T*> adjoint(int) {
-    return {&value, &partial};
+  std::tuple<const T*, T*> adjoint(int di) {
+    return {&value, rows.at(di)};
   }
   void after_adjoint_point(int) const {}
   void finish_primal(const Slot&, const TaskContext&) {}
-  void finish_adjoint(const Slot& s, const TaskContext& t) { *t.buffers[s.buf2].template data<T>() = partial; }
+  void finish_adjoint(const Slot&, const TaskContext&) { rows.finish(); }
   int nan_in_row(int) const { return -1; }
+  int poison_found(const Slot& s, const TaskContext&) const {
+    return adjoint_task ? poison_in(rows.part, static_cast<std::size_t>(s.nrows)) : -1;
+  }
 };
 
 }  // namespace stardiff::mesh::detail
