@@ -1,4 +1,4 @@
-// stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, checkpoint schedules, gradient checks).
+// stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, gradient checks).
 #pragma once
 #include "stardiff/adjoint/checkpoint_schedule.hpp"
 #include "stardiff/adjoint/gradient_check.hpp"
