@@ -101,7 +101,6 @@ CheckpointSchedule CheckpointSchedule::online(int snapshots) {
   CheckpointSchedule c;
   c.online_ = true;
   c.slot_step_.assign(snapshots, -1);
-  c.level_.assign(snapshots, -1);
   c.online_step_.assign(snapshots, -1);
   return c;
 }
@@ -147,42 +146,38 @@ void CheckpointSchedule::expand(const Task& t) {
 }
 
 Action CheckpointSchedule::online_forward() {
-  // Wang, Moin & Iaccarino: x_0 in slot 0 for good; each boundary p >= 1 is stored at level 0 in a
-  // free slot, else over the latest dispensable one (a later snapshot has a higher level), else over
-  // the latest snapshot (at p-1, level L) at level L+1.
+  // x_0 stays in slot 0; each boundary p >= 1 is stored, in a free slot or over the snapshot c_k
+  // (k >= 1) whose loss costs least were the run to end after step p: segment j of the reversal has
+  // s-j slots, so dropping c_k merges segments k-1 and k and gives each later segment one slot more.
   const std::int64_t p = online_pos_;
   std::vector<Action> out;
-  const int s = static_cast<int>(level_.size());
+  const int s = static_cast<int>(online_step_.size());
   int slot = -1;
-  std::int64_t lev = 0;
   if (p == 0) {
     slot = 0;
-    lev = kMax;
   } else if (s > 1) {
     for (int k = 1; k < s && slot < 0; ++k)
-      if (level_[k] < 0) slot = k;
+      if (online_step_[k] < 0) slot = k;
     if (slot < 0) {
-      // Order dynamic slots by step (their steps are distinct).
-      std::vector<int> order;
-      for (int k = 1; k < s; ++k) order.push_back(k);
+      std::vector<int> order(s);  // slots by step: c_0 = 0 < c_1 < ... < c_{s-1} < p
+      for (int k = 0; k < s; ++k) order[k] = k;
       std::sort(order.begin(), order.end(), [&](int x, int y) { return online_step_[x] < online_step_[y]; });
-      std::int64_t later_max = -1;
-      for (int i = static_cast<int>(order.size()) - 1; i >= 0; --i) {
-        const int k = order[i];
-        if (level_[k] < later_max) {
-          slot = k;  // the latest dispensable
-          break;
+      auto c = [&](int k) { return k < s ? online_step_[order[k]] : p; };
+      auto P = [](std::int64_t len, int slots) { return optimal_recomputations(len, slots); };
+      std::vector<std::int64_t> pre(s + 1, 0), suf(s + 2, 0);  // pre[k]: j < k at s-j; suf[k]: j >= k at s-j+1
+      for (int k = 0; k < s; ++k) pre[k + 1] = pre[k] + P(c(k + 1) - c(k), s - k);
+      for (int k = s - 1; k >= 1; --k) suf[k] = suf[k + 1] + P(c(k + 1) - c(k), s - k + 1);
+      std::int64_t best = -1;
+      for (int k = 1; k < s; ++k) {
+        const std::int64_t cost = pre[k - 1] + P(c(k + 1) - c(k - 1), s - k + 1) + suf[k + 1];
+        if (best < 0 || cost < best) {
+          best = cost;
+          slot = order[k];
         }
-        later_max = std::max(later_max, level_[k]);
-      }
-      if (slot < 0) {
-        slot = order.back();
-        lev = level_[slot] + 1;
       }
     }
   }
   if (slot >= 0) {
-    level_[slot] = lev;
     online_step_[slot] = p;
     out.push_back(make(ActionKind::TakeSnapshot, p, 0, slot));
   }

@@ -8,8 +8,9 @@
 //    state and reverse it at once, Terminate ends. Steps are reversed l-1, ..., 0, each once.
 //  * offline(l, s): binomial checkpointing with s slots (x_0 takes one); its Advance total equals
 //    optimal_recomputations(l, s) = t*l - beta(s+1, t-1), t minimal with beta(s,t) = C(s+t,s) >= l.
-//  * online(s): the step count is unknown; the forward pass is one Advance per step, snapshots
-//    kept by levels (Wang, Moin & Iaccarino's dynamic checkpointing) until finish(l).
+//  * online(s): the step count is unknown; the forward pass is one Advance per step until
+//    finish(l); every boundary is stored, over the snapshot whose loss costs least were the run
+//    to end there (greedy on the reversal cost below; x_0 is kept).
 //  * finish(l') ends the forward pass after l' steps, all run untaped (l' < l adapts the offline
 //    schedule); the reversal then restores the held snapshots last to first and reverses each
 //    segment with an offline schedule on the slots still free. l' > l, s <= 0, l <= 0: Error.
@@ -107,8 +108,8 @@ class CheckpointSchedule {
   // Forward pass bookkeeping: the driver is between fwd_lo_ and fwd_hi_.
   std::int64_t fwd_lo_ = 0, fwd_hi_ = 0;
   std::int64_t boundary_ = 0;  // next boundary forward_boundary expects
-  // Online levels (per slot) and the position of the next online boundary.
-  std::vector<std::int64_t> level_, online_step_;
+  // Online: step stored in each slot, and the next online boundary.
+  std::vector<std::int64_t> online_step_;
   std::int64_t online_pos_ = 0;
   bool online_advance_due_ = false;
 };
