@@ -1,4 +1,5 @@
 // stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, gradient checks).
 #pragma once
+#include "stardiff/adjoint/checkpoint_schedule.hpp"
 #include "stardiff/adjoint/gradient_check.hpp"
 #include "stardiff/adjoint/tape.hpp"
