@@ -3,6 +3,9 @@
 # benchmarks need. Idempotent; prints nothing when everything is already installed.
 # The CUDA toolkit (nvcc) is not a Debian package here: CUDA kernels build when
 # /usr/local/cuda/bin/nvcc (or nvcc on PATH) exists, and are skipped otherwise.
+# python3-matplotlib (scripts/plot-bench.py) is optional and not installed here: it pulls
+# in about 47 packages (scipy, sympy, Boost headers; ~345 MiB); the plot_bench test skips
+# without it.
 set -euo pipefail
 PACKAGES=(
   cmake g++ make pkg-config ccache python3

@@ -3,21 +3,32 @@
 # builds (build/) and runs the whole ctest suite; then the sanitizer build
 # (build-asan/, -fsanitize=address,undefined) over the unit and starpu labels; then
 # installs the package and builds and runs an out-of-tree consumer against it.
-# Exit status: non-zero if any step fails. Tests reading ../shared/data skip cleanly
-# when it is absent.
+# Exit status: non-zero if any step fails. The last line is always
+# `stardiff: N passed, F failed, M skipped`, summed over the ctest runs (ctest's
+# "Skipped" tests, e.g. those reading ../shared/data when it is absent, count as
+# skipped, not passed) and the two consumer builds.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 "$ROOT/scripts/install-deps.sh"
 
-PASSED=0
-run_ctest() {  # run_ctest LOG ctest-args... : runs ctest, adds its count to PASSED
+PASSED=0 FAILED=0 SKIPPED=0
+summary() { echo "stardiff: $PASSED passed, $FAILED failed, $SKIPPED skipped"; }
+trap 'rc=$?; [ "$rc" -eq 0 ] || { echo "test.sh: a step failed (exit $rc)"; summary; }' EXIT
+run_ctest() {  # run_ctest LOG ctest-args... : runs ctest, adds its counts; returns ctest's status
   local log="$1"; shift
-  ctest "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
-  [ "$rc" -eq 0 ] || return "$rc"
-  local n
-  n=$(grep -oE "tests failed out of [0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
-  PASSED=$((PASSED + n))
+  local rc=0 total failed skipped
+  ctest "$@" 2>&1 | tee "$log" || rc=$?
+  total=$(grep -oE "tests? failed out of [0-9]+" "$log" | grep -oE "[0-9]+$" | tail -n 1 || true)
+  failed=$(grep -oE "[0-9]+ tests? failed out of" "$log" | grep -oE "^[0-9]+" | tail -n 1 || true)
+  skipped=$(grep -cE "^[[:space:]]+[0-9]+ - .* \(Skipped\)$" "$log" || true)
+  total=${total:-0} failed=${failed:-0} skipped=${skipped:-0}
+  [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1  # ctest failed without a count
+  local passed=$((total - failed - skipped))
+  [ "$passed" -ge 0 ] || passed=0
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed))
+  SKIPPED=$((SKIPPED + skipped))
+  return "$rc"
 }
 
 echo "== Release build and full test suite"
@@ -44,4 +55,4 @@ PKG_CONFIG_PATH="$STAGE/lib/pkgconfig" g++ -std=c++20 "$ROOT/tests/consumer/cons
 LD_LIBRARY_PATH="$STAGE/lib:${LD_LIBRARY_PATH:-}" "$ROOT/build/consumer/consumer_pc"
 PASSED=$((PASSED + 2))  # the consumer through find_package and through pkg-config
 echo "test.sh: all steps passed"
-echo "stardiff: $PASSED passed, 0 failed"
+summary

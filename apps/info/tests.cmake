@@ -12,4 +12,6 @@ if(TARGET stardiff-info)
   set_tests_properties(info.no_worker PROPERTIES LABELS integration
     ENVIRONMENT "${STARDIFF_TEST_ENV};STARPU_NCPU=0;STARPU_NCUDA=0"
     PASS_REGULAR_EXPRESSION "starpu_init failed: no worker")
+else()
+  stardiff_skipped_test(info_not_built "stardiff-info is not built (STARDIFF_BUILD_APPS off)")
 endif()

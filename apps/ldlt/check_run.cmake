@@ -5,7 +5,13 @@
 # "json.path OP value" items (OP: = != < > <=, numbers compared as numbers, paths with '.'
 # for nested objects) applied to stdout, which must then be exactly one JSON object;
 # optional STDERR_REGEX that stderr must match; optional FILE_REGEX "path|regex" for a
-# file the run must have written. Any mismatch is a FATAL_ERROR (test failure).
+# file the run must have written; optional REQUIRE, an input file: when it is absent the
+# run is skipped ("stardiff-test-skipped:", the test's SKIP_REGULAR_EXPRESSION). Any
+# mismatch is a FATAL_ERROR (test failure).
+if(DEFINED REQUIRE AND NOT EXISTS "${REQUIRE}")
+  message(STATUS "stardiff-test-skipped: ${REQUIRE} is absent")
+  return()
+endif()
 string(REPLACE "|" ";" cmd "${CMD}")
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc MATCHES "^(${EXPECT_EXIT})$")

@@ -3,8 +3,9 @@
 # Contract: integration tests run the driver on the small matrices committed in
 # apps/ldlt/data (known inertia, a general-format file, a singular matrix) and on bad
 # input generated here (exit 2 with "file:line:" messages); data tests run it on
-# ../shared/data/matrices with the inertia documented in SOURCES.md. Each test is a
-# `cmake -P check_run.cmake` invocation checking the exit code and the JSON fields.
+# ../shared/data/matrices with the inertia documented in SOURCES.md (reported skipped
+# when the matrix is absent). Each test is a `cmake -P check_run.cmake` invocation
+# checking the exit code and the JSON fields.
 if(TARGET stardiff-ldlt)
   set(_ldlt_dir ${PROJECT_SOURCE_DIR}/apps/ldlt)
   set(_ldlt_work ${CMAKE_CURRENT_BINARY_DIR}/ldlt_inputs)
@@ -26,12 +27,17 @@ if(TARGET stardiff-ldlt)
       string(REPLACE ";" "|" fr "${T_FILE}")
       list(APPEND defs "-DFILE_REGEX=${fr}")
     endif()
+    if(T_DATA)
+      list(GET T_ARGS 0 input)
+      list(APPEND defs "-DREQUIRE=${input}")
+    endif()
     add_test(NAME ldlt_${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${_ldlt_dir}/check_run.cmake)
     set(labels integration)
     if(T_DATA)
       set(labels "integration;data")
     endif()
-    set_tests_properties(ldlt_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300)
+    set_tests_properties(ldlt_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+      ${STARDIFF_SKIP_PROPS})
   endfunction()
 
   set(_d ${_ldlt_dir}/data)
@@ -159,37 +165,42 @@ if(TARGET stardiff-ldlt)
   endforeach()
   stardiff_ldlt_test(data_tuma2_sequential_metis DATA EXIT 0 ARGS ${_m}/tuma2.mtx.gz --json --executor sequential
     --ordering metis --nrhs 2 CHECKS nrhs=2 error_vs_exact<1e-8 ${_ok})
+else()
+  stardiff_skipped_test(ldlt_not_built "stardiff-ldlt is not built (module sparse or STARDIFF_BUILD_APPS off)")
 endif()
 
 # Smoke tests of the peer benchmark (bench/ldlt_vs_peers): output format, every solver
 # runs, a failing peer is reported (not crashed), inertia agrees with MUMPS, no MPI linked.
 if(TARGET ldlt_vs_peers)
+  foreach(m bfw398b stokes64 bloweybq)
+    stardiff_unless_exists(_skip_${m} ${STARDIFF_SHARED_DATA}/matrices/${m}.mtx.gz)
+  endforeach()
   add_test(NAME ldlt_vs_peers_smoke COMMAND ldlt_vs_peers --laplacian 6 --repeats 1 --no-dgemm --analyze-samples 3)
   set_tests_properties(ldlt_vs_peers_smoke PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
     TIMEOUT 300
     PASS_REGULAR_EXPRESSION "solver=mumps analyze_s=.*ldlt_vs_peers matrix=laplace3d_6 n=216 factor_s=[0-9.e-]+ best_peer=[a-z_]+ best_peer_factor_s=[0-9.e-]+ ratio=[0-9.e+-]+ analyze_s=[0-9.e-]+ cholmod_analyze_s=[0-9.e-]+ analyze_ratio=[0-9.e+-]+.*inertia matrix=laplace3d_6 stardiff_pos=216 stardiff_neg=0 stardiff_zero=0 mumps_neg=0 agree=yes.*geomean matrices=1 ratio=[0-9]"
     FAIL_REGULAR_EXPRESSION "status=failed")
   add_test(NAME ldlt_vs_peers_indefinite
-    COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/bfw398b.mtx.gz --no-laplacian --repeats 1 --no-dgemm
+    COMMAND ${_skip_bfw398b} $<TARGET_FILE:ldlt_vs_peers> ${STARDIFF_SHARED_DATA}/matrices/bfw398b.mtx.gz --no-laplacian --repeats 1 --no-dgemm
             --peer-threads 1)
   set_tests_properties(ldlt_vs_peers_indefinite PROPERTIES LABELS "integration;data"
-    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300 ${STARDIFF_SKIP_PROPS}
     PASS_REGULAR_EXPRESSION "solver=stardiff analyze_s=.*solver=cholmod_llt status=failed reason=\"not positive definite.*solver=mumps analyze_s=.*matrix=bfw398b n=398 factor_s=.*ratio=[0-9].* cholmod_analyze_s=[0-9.e-]+ analyze_ratio=[0-9].*inertia matrix=bfw398b stardiff_pos=0 stardiff_neg=398 stardiff_zero=0 mumps_neg=398 agree=yes")
   # A singular matrix (stokes64: 2 pressure null modes): MUMPS with null-pivot detection at
   # stardiff's threshold finds the same 2 null pivots and the same 4096 negative ones.
   add_test(NAME ldlt_vs_peers_singular
-    COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/stokes64.mtx.gz --no-laplacian --repeats 1 --no-dgemm
+    COMMAND ${_skip_stokes64} $<TARGET_FILE:ldlt_vs_peers> ${STARDIFF_SHARED_DATA}/matrices/stokes64.mtx.gz --no-laplacian --repeats 1 --no-dgemm
             --solvers stardiff,mumps --analyze-samples 1)
   set_tests_properties(ldlt_vs_peers_singular PROPERTIES LABELS "integration;data"
-    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300 ${STARDIFF_SKIP_PROPS}
     PASS_REGULAR_EXPRESSION "inertia matrix=stokes64 stardiff_pos=8448 stardiff_neg=4096 stardiff_zero=2 mumps_neg=[0-9]+ agree=[a-z]+ mumps_nulldet_neg=4096 mumps_nulldet_zero=2 agree_nulldet=yes")
   # bloweybq, rank-deficient by one: MUMPS with null-pivot detection finds 1 null pivot,
   # stardiff none (no small pivot in AMD order) but its condition estimate says singular.
   add_test(NAME ldlt_vs_peers_singular_to_working_precision
-    COMMAND ldlt_vs_peers ${STARDIFF_SHARED_DATA}/matrices/bloweybq.mtx.gz --no-laplacian --repeats 1 --no-dgemm
+    COMMAND ${_skip_bloweybq} $<TARGET_FILE:ldlt_vs_peers> ${STARDIFF_SHARED_DATA}/matrices/bloweybq.mtx.gz --no-laplacian --repeats 1 --no-dgemm
             --solvers stardiff,mumps --analyze-samples 1 --ordering amd)
   set_tests_properties(ldlt_vs_peers_singular_to_working_precision PROPERTIES LABELS "integration;data"
-    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 300 ${STARDIFF_SKIP_PROPS}
     PASS_REGULAR_EXPRESSION "inertia matrix=bloweybq .*mumps_nulldet_zero=1 .*stardiff_rcond=[0-9.]+e-(1[6-9]|[2-9][0-9]) stardiff_singular=yes mumps_singular=yes singular_agree=yes")
   add_test(NAME ldlt_vs_peers_bad_option
     COMMAND sh -c "'$<TARGET_FILE:ldlt_vs_peers>' --analyze-samples 0 --no-laplacian 2>&1; echo exit=$?")
@@ -197,4 +208,7 @@ if(TARGET ldlt_vs_peers)
     PASS_REGULAR_EXPRESSION "--analyze-samples: expected an integer in \\[1, 1000\\], got '0'\nexit=2")
   add_test(NAME ldlt_vs_peers_no_mpi COMMAND sh -c "ldd '$<TARGET_FILE:ldlt_vs_peers>' | grep -E 'libmpi[._]|libopen-pal|libopen-rte' && exit 1; exit 0")
   set_tests_properties(ldlt_vs_peers_no_mpi PROPERTIES LABELS integration)
+else()
+  stardiff_skipped_test(ldlt_vs_peers_not_built
+    "ldlt_vs_peers is not built (module sparse or STARDIFF_BUILD_BENCH off, or CHOLMOD/UMFPACK/MUMPS-seq not found)")
 endif()

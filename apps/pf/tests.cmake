@@ -11,7 +11,12 @@ if(TARGET stardiff-pf)
     PASS_REGULAR_EXPRESSION "\\{\"case\":\"pf6\",\"buses\":6,\"branches\":7,\"converged\":true,\"status\":\"converged\",\"iterations\":3,")
   add_test(NAME pf.bad_option COMMAND stardiff-pf ${_pf6} --bogus)
   set_tests_properties(pf.bad_option PROPERTIES LABELS integration WILL_FAIL TRUE)
-  add_test(NAME pf.case9241pegase COMMAND stardiff-pf ${STARDIFF_SHARED_DATA}/matpower/case9241pegase.m --json)
+  set(_pegase ${STARDIFF_SHARED_DATA}/matpower/case9241pegase.m)
+  stardiff_unless_exists(_skip ${_pegase})
+  add_test(NAME pf.case9241pegase COMMAND ${_skip} $<TARGET_FILE:stardiff-pf> ${_pegase} --json)
   set_tests_properties(pf.case9241pegase PROPERTIES LABELS "integration;data" ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    ${STARDIFF_SKIP_PROPS}
     PASS_REGULAR_EXPRESSION "\"converged\":true,\"status\":\"converged\",\"iterations\":6,.*\"colors\":84,\"color_lower_bound\":84,")
+else()
+  stardiff_skipped_test(pf_not_built "stardiff-pf is not built (module powerflow or STARDIFF_BUILD_APPS off)")
 endif()
