@@ -10,6 +10,7 @@
 //  * submit_adjoint() submits the loop's adjoint: halo exchanges of primal data its
 //    adjoint reads, one adjoint task per tile, scalar partial sums (tile order) and the
 //    reverse halo exchange of adjoint ghost rows. Restoring checkpoints is the tape's job.
+//  * submit_primal() submits the primal tasks again (no recording), for recomputation.
 //  * Tracked (base of dats, reductions, scalars) knows the recorders holding it: its
 //    destruction is reported to them (forget), and reading a dat's or scalar's adjoint
 //    while a holder has recorded but not reversed throws Error naming both.
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "stardiff/mesh/block.hpp"
+#include "stardiff/runtime/error.hpp"
 #include "stardiff/runtime/handle.hpp"
 
 namespace stardiff::mesh {
@@ -55,6 +57,9 @@ class RecordedLoop {
  public:
   virtual ~RecordedLoop() = default;
   virtual void submit_adjoint() = 0;
+  // Submits the loop's primal tasks again on the same arguments, recording nothing
+  // (checkpointing recomputes a time step from a snapshot this way).
+  virtual void submit_primal() { throw Error("recorded loop '" + name + "' cannot be recomputed"); }
 
   std::string name;
   Block* block = nullptr;
