@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/quote.hpp"
 #include "sparse/csc_internal.hpp"
 #include "sparse/memory_guard.hpp"
 #include "stardiff/runtime/error.hpp"
@@ -101,12 +102,7 @@ std::string inflate_gzip(std::string_view in, const std::string& name) {
   return out;
 }
 
-std::string printable(std::string_view tok) {
-  std::string s;
-  for (char c : tok.substr(0, 40)) s += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-  if (tok.size() > 40) s += "...";
-  return s;
-}
+std::string printable(std::string_view tok) { return stardiff::detail::quote_input(tok); }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 

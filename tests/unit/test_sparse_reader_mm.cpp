@@ -290,3 +290,12 @@ TEST(SparseReaderMm, MissingFileNamesPath) {
   }
   EXPECT_THROW(read_matrix_market("/tmp"), Error);  // a directory
 }
+
+TEST(SparseReaderMm, QuotedInputIsCutAndNonPrintableBytesEscaped) {
+  // The same rule as the MATPOWER reader (src/core/quote.hpp): 40 bytes, then "...",
+  // bytes outside printable ASCII as \xHH.
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 \x1f\x02z\n", 3,
+               "bad value '\\x1f\\x02z'");
+  expect_error("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 " + std::string(5000, 'q') + "\n", 3,
+               "bad value '" + std::string(40, 'q') + "...'");
+}
