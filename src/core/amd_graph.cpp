@@ -23,9 +23,7 @@ std::vector<int> amd_graph(int n, const int* p, const int* idx, double* info) {
   double control[AMD_CONTROL];
   amd_defaults(control);
   // One block for the copy and amd_2's eight n-vectors (AMD writes before it reads),
-  // kept by the thread from call to call: a fresh block of a few MB comes from mmap, or
-  // from a heap that glibc has just trimmed, and every page of it faulted in again
-  // (aug3dcqp: ~850 of an analysis's 1300 page faults).
+  // kept by the thread from call to call so that its pages are not faulted in afresh.
   const std::size_t iwlen = std::size_t(nz) + std::size_t(nz) / 5 + 2 * std::size_t(n);
   thread_local std::vector<int> block;
   if (block.size() < iwlen + 8 * std::size_t(n)) block.resize(iwlen + 8 * std::size_t(n));
