@@ -1,20 +1,29 @@
 // stencil_bandwidth — memory bandwidth of the primal Poisson loops (with and without a
-// recording tape) against a STREAM triad, all as StarPU tasks over the same tiles.
+// recording tape) against a STREAM triad, all as StarPU tasks over the same tiles, and
+// against the same Poisson written by hand with OpenMP (what a user would write instead).
 //
 // Triad: a = b + 3 c over n^2 doubles split into T tile vectors (24 B/point).
 // Poisson: K Jacobi sweeps (reads u, f, writes u2: 24 B/point) and copies (16 B/point)
 // on the n x n interior, as stardiff par_loops; "recording" runs them while a tape
 // records (the to-be-recorded analysis saves nothing for these linear loops).
-// Repeats interleave triad / primal / recording; medians are reported:
+// OpenMP: the same two loops over (n+2)^2 arrays with the same halo, `parallel for` over
+// rows with as many threads as StarPU has CPU workers (run with the workers paused, so
+// nothing polls beside it); its final u must equal stardiff's bitwise (max_diff=0).
+// Repeats interleave triad / primal / recording / openmp; medians are reported:
 //   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. triad_gibs=.. primal_gibs=..
-//       recording_gibs=.. recording_ratio=.. ratio=..   (ratio = primal / triad)
+//       recording_gibs=.. openmp_gibs=.. max_diff=.. recording_ratio=.. ratio_vs_openmp=..
+//       ratio=..   (ratio = primal / triad, ratio_vs_openmp = primal / openmp)
 // Usage: stencil_bandwidth [--n N] [--iters K] [--repeats R] [--tiles T]  (STARPU_* apply)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <cmath>
 #include <vector>
+
+#include <omp.h>
 
 #include "poisson_problem.hpp"
 
@@ -33,6 +42,53 @@ void triad_cpu(const TaskContext& t) {
   for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
 }
 const Codelet cl_triad("triad", triad_cpu);
+
+// The Poisson iteration as a user would write it with OpenMP: row-major (n+2) x (n+2)
+// arrays, halo 1, the kernels' arithmetic verbatim, first touch by the same threads.
+struct OpenmpPoisson {
+  int n, threads;
+  std::size_t ld;
+  std::vector<double> u, u2, f;
+  OpenmpPoisson(int n_, int threads_) : n(n_), threads(threads_), ld(std::size_t(n_) + 2) {
+    const std::size_t m = ld * ld;
+    u.resize(m), u2.resize(m), f.resize(m);
+    double* pu = u.data();
+    double* pu2 = u2.data();
+    double* pf = f.data();
+    const double dx = 0.01, dy = 0.01, pi = 3.14159265358979323846;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int j = -1; j <= n; ++j)
+      for (int i = -1; i <= n; ++i) {
+        const std::size_t k = std::size_t(j + 1) * ld + std::size_t(i + 1);
+        const double x = dx * i, y = dy * j;  // InitKernel's arithmetic
+        const double s = std::sin(pi * x) * std::cos(2.0 * pi * y);
+        const bool interior = i >= 0 && i < n && j >= 0 && j < n;
+        pu[k] = interior ? 0.0 : s, pf[k] = -5.0 * pi * pi * s, pu2[k] = s;
+      }
+  }
+  void iterate(int iters) {
+    const double dx2 = 0.01 * 0.01, dy2 = 0.01 * 0.01, inv = 1.0 / (2.0 * (dx2 + dy2));
+    double* __restrict pu = u.data();
+    double* __restrict pu2 = u2.data();
+    const double* __restrict pf = f.data();
+    const std::size_t s = ld;
+    for (int it = 0; it < iters; ++it) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int j = 1; j <= n; ++j)
+        for (int i = 1; i <= n; ++i) {
+          const std::size_t k = std::size_t(j) * s + std::size_t(i);
+          pu2[k] = ((pu[k - 1] + pu[k + 1]) * dy2 + (pu[k - s] + pu[k + s]) * dx2 - pf[k] * dx2 * dy2) * inv;
+        }
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int j = 1; j <= n; ++j)
+        for (int i = 1; i <= n; ++i) {
+          const std::size_t k = std::size_t(j) * s + std::size_t(i);
+          pu[k] = pu2[k];
+        }
+    }
+  }
+  double at(int i, int j) const { return u[std::size_t(j + 1) * ld + std::size_t(i + 1)]; }
+};
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 double median(std::vector<double> v) {
@@ -102,10 +158,28 @@ int main(int argc, char** argv) {
     tape.stop();
     ex.wait_all();
   };
+  const int threads = std::max(1, rt.cpu_workers());
+  std::unique_ptr<OpenmpPoisson> omp;
+  {
+    PausedWorkers paused(rt);
+    omp = std::make_unique<OpenmpPoisson>(n, threads);
+  }
+  auto openmp = [&] {
+    PausedWorkers paused(rt);
+    omp->iterate(iters);
+  };
   triad();  // warm-up (first touch, perf-model calibration)
   primal();
+  openmp();
+  // Both ran `iters` sweeps from the same start: their u must agree bitwise.
+  double max_diff = 0;
+  {
+    const mesh::DatView<double> u = p.u.values();
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(u(i, j) - omp->at(i, j)));
+  }
   recording();
-  std::vector<double> tt, tp, tr;
+  std::vector<double> tt, tp, tr, to;
   for (int r = 0; r < repeats; ++r) {
     double t0 = now();
     triad();
@@ -114,17 +188,21 @@ int main(int argc, char** argv) {
     double t2 = now();
     recording();
     double t3 = now();
+    openmp();
+    double t4 = now();
     tt.push_back(t1 - t0);
     tp.push_back(t2 - t1);
     tr.push_back(t3 - t2);
+    to.push_back(t4 - t3);
   }
   const double pts = static_cast<double>(n) * n, gib = 1024.0 * 1024.0 * 1024.0;
   const double triad_gibs = 24.0 * pts * iters / median(tt) / gib;
   const double primal_gibs = 40.0 * pts * iters / median(tp) / gib;
   const double rec_gibs = 40.0 * pts * iters / median(tr) / gib;
+  const double omp_gibs = 40.0 * pts * iters / median(to) / gib;
   std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s triad_gibs=%.3f primal_gibs=%.3f "
-              "recording_gibs=%.3f recording_ratio=%.3f ratio=%.3f\n",
-              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs, rec_gibs / triad_gibs,
-              primal_gibs / triad_gibs);
-  return 0;
+              "recording_gibs=%.3f openmp_gibs=%.3f max_diff=%.3g recording_ratio=%.3f ratio_vs_openmp=%.3f ratio=%.3f\n",
+              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs,
+              omp_gibs, max_diff, rec_gibs / triad_gibs, primal_gibs / omp_gibs, primal_gibs / triad_gibs);
+  return max_diff == 0 ? 0 : 1;
 }
