@@ -23,20 +23,10 @@
 #pragma once
 #include <cstddef>
 
+#include "cpu/mesh/tridiag_box.hpp"
+
 namespace stardiff::cpu {
 
-struct TridiagBox {
-  long long n[3];
-  int axis;
-};
-struct TridiagArray {
-  double* p;
-  long long s[3];
-};
-struct TridiagConstArray {
-  const double* p;
-  long long s[3];
-};
 struct TridiagStatus {
   long long bad_lines = 0;
   long long first_line = -1;  // lowest bad line number, -1 when none

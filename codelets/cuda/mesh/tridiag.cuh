@@ -16,20 +16,13 @@
 
 #include <cuda_runtime.h>
 
+#include "cpu/mesh/tridiag_box.hpp"
+
 namespace stardiff::cuda {
 
-struct TridiagBox {
-  long long n[3];
-  int axis;
-};
-struct TridiagArray {
-  double* p;
-  long long s[3];
-};
-struct TridiagConstArray {
-  const double* p;
-  long long s[3];
-};
+using cpu::TridiagArray;
+using cpu::TridiagBox;
+using cpu::TridiagConstArray;
 struct TridiagCudaStatus {
   unsigned long long first_key;
   unsigned long long bad_lines;
