@@ -7,24 +7,12 @@
 #include <string>
 
 #include "stardiff/stardiff.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace stardiff;
 
 namespace {
-struct ScopedEnv {
-  std::string name, old;
-  bool had;
-  ScopedEnv(const char* n, const char* v) : name(n) {
-    const char* o = std::getenv(n);
-    had = o != nullptr;
-    if (had) old = o;
-    setenv(n, v, 1);
-  }
-  ~ScopedEnv() {
-    if (had) setenv(name.c_str(), old.c_str(), 1);
-    else unsetenv(name.c_str());
-  }
-};
+using stardiff::testing::ScopedEnv;
 
 // The message Runtime throws under name=value, or "" if the runtime started.
 std::string start_error(const char* name, const char* value) {

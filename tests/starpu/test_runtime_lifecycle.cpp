@@ -8,27 +8,14 @@
 
 #include "support/core/cl_blas1.hpp"
 #include "stardiff/stardiff.hpp"
+#include "support/scoped_env.hpp"
 
 extern "C" int openblas_get_num_threads(void) __attribute__((weak));
 
 using namespace stardiff;
 
 namespace {
-struct ScopedEnv {
-  std::string name;
-  std::string old;
-  bool had;
-  ScopedEnv(const char* n, const char* v) : name(n) {
-    const char* o = std::getenv(n);
-    had = o != nullptr;
-    if (had) old = o;
-    setenv(n, v, 1);
-  }
-  ~ScopedEnv() {
-    if (had) setenv(name.c_str(), old.c_str(), 1);
-    else unsetenv(name.c_str());
-  }
-};
+using stardiff::testing::ScopedEnv;
 }  // namespace
 
 TEST(RuntimeLifecycle, SecondLiveRuntimeIsAnError) {

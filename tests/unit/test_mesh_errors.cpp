@@ -11,24 +11,12 @@
 #include "stardiff/runtime/executor.hpp"
 #include "stardiff/runtime/runtime.hpp"
 
+#include "support/error_text.hpp"
+
 using namespace stardiff;
 using namespace stardiff::mesh;
 
 namespace {
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-#define EXPECT_ERROR_HAS(stmt, ...)                                    \
-  do {                                                                 \
-    std::string msg_ = error_of([&] { stmt; });                        \
-    for (const char* s_ : {__VA_ARGS__}) EXPECT_NE(msg_.find(s_), std::string::npos) << msg_; \
-  } while (0)
 
 struct Copy {
   static constexpr unsigned adjoint_reads = 0;
