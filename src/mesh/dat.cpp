@@ -31,11 +31,28 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
           who + ": size needs " + std::to_string(dims_) + " entries (the block's dimensions)");
   require(opts.base.empty() || static_cast<int>(opts.base.size()) == dims_,
           who + ": base needs " + std::to_string(dims_) + " entries (the block's dimensions)");
+  if (!opts.axes.empty()) {
+    has_ = {false, false, false};
+    for (int d : opts.axes) {
+      require(d >= 0 && d < dims_, who + ": axis " + std::to_string(d) + " is not a dimension of block '" +
+                                       block.name() + "' (" + std::to_string(dims_) + "-D)");
+      require(!has_[d], who + ": axis " + std::to_string(d) + " listed twice");
+      has_[d] = true;
+    }
+    for (int d = dims_; d < 3; ++d) has_[d] = true;
+  }
   for (int d = 0; d < dims_; ++d) {
     size_[d] = opts.size.empty() ? block.size(d) : opts.size[d];
     base_[d] = opts.base.empty() ? 0 : opts.base[d];
     dm_[d] = halo.m[d];
     dp_[d] = halo.p[d];
+    if (!has_[d]) {
+      require(opts.size.empty() || size_[d] == 1,
+              who + ": lacks axis " + std::to_string(d) + ", so its size there must be 1");
+      require(base_[d] == 0, who + ": lacks axis " + std::to_string(d) + ", so its base there must be 0");
+      size_[d] = 1;
+      dm_[d] = dp_[d] = 0;  // broadcast: no halo
+    }
     require(size_[d] >= 1, who + ": size in dimension " + std::to_string(d) + " must be >= 1");
     require(dm_[d] >= 0 && dp_[d] >= 0, who + ": halo depths must be >= 0");
     pext_[d] = size_[d] + dm_[d] + dp_[d];
@@ -43,7 +60,7 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
   stride_[0] = dim_;
   stride_[1] = stride_[0] * pext_[0];
   stride_[2] = stride_[1] * pext_[1];
-  const int o = dims_ - 1, nt = block.tiles();
+  const int o = dims_ - 1, nt = has_[o] ? block.tiles() : 1;
   row0_.resize(nt + 1);
   row0_[0] = 0;
   row0_[nt] = size_[o];
@@ -73,6 +90,8 @@ DatBase::~DatBase() {
   adj_tiles_.clear();
   for (void* p : mem_) std::free(p);
   for (void* p : adj_mem_) std::free(p);
+  adj_part_.clear();
+  for (void* p : part_mem_) std::free(p);
 }
 
 std::size_t DatBase::tile_rows(int t) const {
@@ -83,18 +102,37 @@ std::size_t DatBase::tile_rows(int t) const {
 TileGeom DatBase::geom(int t) const {
   TileGeom g;
   const int o = dims_ - 1;
+  if (!tiled()) t = 0;
   long long origin = 0;
   for (int d = 0; d < o; ++d) origin += static_cast<long long>(dm_[d] - base_[d]) * stride_[d];
   origin += static_cast<long long>(dm_[o] - row0_[t] - base_[o]) * stride_[o];
   g.origin = origin;
-  for (int d = 0; d < 3; ++d) g.s[d] = d < dims_ ? stride_[d] : 0;
+  for (int d = 0; d < 3; ++d) g.s[d] = d < dims_ && has_[d] ? stride_[d] : 0;
   return g;
 }
 
 Handle& DatBase::adjoint_tile(int t) {
   require(active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
   adj_dirty_ = true;
-  return adj_tiles_.at(t);
+  return adj_tiles_.at(tiled() ? t : 0);
+}
+
+Handle& DatBase::adjoint_partial(int t) {
+  require(active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
+  while (static_cast<int>(adj_part_.size()) <= t) {
+    const std::size_t n = tile_rows(0) * static_cast<std::size_t>(row_len());
+    part_mem_.push_back(alloc_zeroed(n * elemsize_));
+    adj_part_.push_back(Handle::vector(part_mem_.back(), n, elemsize_,
+                                       name_ + "_a1s_part[" + std::to_string(adj_part_.size()) + "]"));
+  }
+  return adj_part_[t];
+}
+
+void DatBase::sum_adjoint_partials(const std::vector<int>& tiles, const std::string& loop) {
+  adj_dirty_ = true;
+  for (int t : tiles)
+    codelets::insert_add_into(block_->executor(), adj_tiles_.at(0), adj_part_.at(t), elemsize_,
+                              loop + ":sum_" + name_ + "_a1s");
 }
 
 std::size_t DatBase::bytes() const {

@@ -68,6 +68,13 @@ void check_dat_arg(const std::string& loop, int argi, const Block& block, const 
                 "' (only READ arguments may use offsets)");
   if (range.points(block.dims()) == 0) return;
   for (int d = 0; d < block.dims(); ++d) {
+    if (!dat.has_axis(d)) {
+      if (mode != Mode::Read && (range.lo[d] != 0 || range.hi[d] != 1))
+        throw Error(who + ": the dat lacks dimension " + std::to_string(d) + " (it is read broadcast there), so " +
+                    "only a loop whose range is [0,1) in that dimension may write it; range " +
+                    range.str(block.dims()) + " is not");
+      continue;
+    }
     if (range.lo[d] + st.min(d) < dat.first(d) || range.hi[d] - 1 + st.max(d) >= dat.last(d)) {
       bool in_range = range.lo[d] >= dat.first(d) && range.hi[d] <= dat.last(d);
       throw Error(who + ": " +
@@ -136,8 +143,24 @@ bool loop_is_active(const std::vector<LoopArgDesc>& args) {
 
 bool all_unit(const std::vector<LoopArgDesc>& args) {
   for (const auto& a : args)
-    if (a.kind == LoopArgDesc::Kind::Dat && a.dat->dim() != 1) return false;
+    if (a.kind == LoopArgDesc::Kind::Dat && (a.dat->dim() != 1 || !a.dat->has_axis(0))) return false;
   return true;
+}
+
+DataAccess adjoint_access(DatBase& dat, Mode mode, int t, bool& clear) {
+  clear = mode == Mode::Read && !dat.tiled();
+  return clear ? out(dat.adjoint_partial(t)) : inout(dat.adjoint_tile(t));
+}
+
+void sum_adjoint_partials(const std::vector<LoopArgDesc>& args, const std::vector<int>& ran,
+                          const std::string& loop) {
+  std::vector<DatBase*> done;
+  for (const auto& a : args)
+    if (a.kind == LoopArgDesc::Kind::Dat && a.mode == Mode::Read && a.dat->active() && !a.dat->tiled() &&
+        std::find(done.begin(), done.end(), a.dat) == done.end()) {
+      a.dat->sum_adjoint_partials(ran, loop);
+      done.push_back(a.dat);
+    }
 }
 
 void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads) {

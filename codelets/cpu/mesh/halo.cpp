@@ -39,4 +39,11 @@ void rows_copy_cpu(const unsigned char* src, unsigned char* dst, std::size_t byt
   std::memcpy(dst, src, bytes);
 }
 
+template <class T>
+void add_into_cpu(T* __restrict dst, const T* __restrict src, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] += src[i];
+}
+template void add_into_cpu<double>(double*, const double*, std::size_t);
+template void add_into_cpu<float>(float*, const float*, std::size_t);
+
 }  // namespace stardiff::cpu

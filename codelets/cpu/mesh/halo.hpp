@@ -7,6 +7,7 @@
 //   halo_reverse_add_cpu: hi's first d_p rows += lo's upper ghosts, ghosts = 0; then
 //                         lo's last d_m rows += hi's lower ghosts, ghosts = 0  (that order)
 //   rows_copy_cpu:        memcpy of `bytes` bytes between two buffers at offsets
+//   add_into_cpu:         dst[i] += src[i], i < n
 #pragma once
 #include <cstddef>
 
@@ -16,4 +17,6 @@ void halo_exchange_cpu(unsigned char* lo, std::size_t n_lo, unsigned char* hi, s
 template <class T>
 void halo_reverse_add_cpu(T* lo, std::size_t n_lo, T* hi, std::size_t row_len, int d_m, int d_p);
 void rows_copy_cpu(const unsigned char* src, unsigned char* dst, std::size_t bytes);
+template <class T>
+void add_into_cpu(T* dst, const T* src, std::size_t n);
 }  // namespace stardiff::cpu

@@ -46,6 +46,13 @@ void rows_copy_task(const TaskContext& t) {
 void fill_zero_task(const TaskContext& t) {
   std::memset(t.buffers[0].ptr, 0, bytes_of(t.buffers[0]));
 }
+void add_into_task(const TaskContext& t) {
+  const auto &dst = t.buffers[0], &src = t.buffers[1];
+  if (dst.nx != src.nx || dst.elemsize != src.elemsize) return t.fail("add_into: buffers differ in size");
+  if (dst.elemsize == sizeof(double)) cpu::add_into_cpu(dst.data<double>(), src.data<double>(), dst.nx);
+  else if (dst.elemsize == sizeof(float)) cpu::add_into_cpu(dst.data<float>(), src.data<float>(), dst.nx);
+  else t.fail("add_into: element size " + std::to_string(dst.elemsize) + " (need 4 or 8)");
+}
 }  // namespace
 
 const Codelet cl_halo_exchange("halo_exchange", halo_exchange_task, nullptr,
@@ -54,6 +61,7 @@ const Codelet cl_halo_reverse("halo_reverse", halo_reverse_task, nullptr,
                               {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_rows_copy("rows_copy", rows_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_fill_zero("fill_zero", fill_zero_task, nullptr, {{HandleKind::Vector}});
+const Codelet cl_add_into("add_into", add_into_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 
 void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
                           int d_m, int d_p, const std::string& name) {
@@ -71,5 +79,10 @@ void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& 
 }
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name) {
   exec.submit(cl_fill_zero, {out(h)}, {.name = name});
+}
+void insert_add_into(Executor& exec, Handle& dst, Handle& src, std::size_t elemsize, const std::string& name) {
+  if (elemsize != sizeof(double) && elemsize != sizeof(float))
+    throw Error(name + ": adjoint partials of element size " + std::to_string(elemsize) + " (need 4 or 8)");
+  exec.submit(cl_add_into, {inout(dst), in(src)}, {.name = name});
 }
 }  // namespace stardiff::codelets

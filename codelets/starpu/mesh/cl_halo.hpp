@@ -7,6 +7,7 @@
 //   insert_rows_copy(exec, src, src_off, dst, dst_off, bytes, dst_whole)  src: R,
 //       dst: W when dst_whole (the copy covers dst entirely) else RW
 //   insert_fill_zero(exec, h)                                          h: W, all bytes 0
+//   insert_add_into(exec, dst, src, elemsize)   dst: RW += src: R (same length; 8 or 4)
 #pragma once
 #include <cstddef>
 #include <string>
@@ -18,6 +19,7 @@ extern const Codelet cl_halo_exchange;
 extern const Codelet cl_halo_reverse;
 extern const Codelet cl_rows_copy;
 extern const Codelet cl_fill_zero;
+extern const Codelet cl_add_into;
 void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
                           int d_m, int d_p, const std::string& name);
 void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_len,
@@ -25,4 +27,5 @@ void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_l
 void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,
                       std::size_t bytes, bool dst_whole, const std::string& name);
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name);
+void insert_add_into(Executor& exec, Handle& dst, Handle& src, std::size_t elemsize, const std::string& name);
 }  // namespace stardiff::codelets

@@ -14,6 +14,13 @@
 //  * Host access (set, values, adjoint, set_adjoint) waits for the tiles' tasks.
 //    adjoint() throws Error while a tape holding the dat has recorded but not reversed.
 //    DatView holds a full copy (halo included) indexed by loop indices.
+//  * Low-dimensional dats (DatOptions::axes lists the dimensions the dat varies along):
+//    along a missing axis the dat has size 1, base 0, no halo, and every loop index reads
+//    that one element (stride 0: READ broadcasts; a write needs the loop's range to be
+//    [0,1) there). A dat lacking the outer axis is not tiled: one handle serves every
+//    tile's task (tile(t), geom(t) ignore t); its READ adjoints go to per-tile partials
+//    added in tile order. A dat lacking only inner axes is tiled with row length 1 there.
+//    set() / values() use index 0 along missing axes (DatView broadcasts them too).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -40,6 +47,7 @@ struct DatOptions {
   bool active = true;        // has an adjoint
   std::vector<int> size{};   // default: the block's size
   std::vector<int> base{};   // default: 0
+  std::vector<int> axes{};   // dimensions the dat varies along (default: all); see above
 };
 
 // Element layout of one tile, as loop kernels see it (trivially copyable).
@@ -53,10 +61,14 @@ struct DatView {
   std::vector<T> data;
   int dims = 1, dim = 1;
   std::array<int, 3> lo{0, 0, 0}, ext{1, 1, 1};  // first loop index and extent per dimension
+  std::array<bool, 3> bcast{false, false, false};  // missing axes: any index reads index 0
   T operator()(int i, int j = 0, int k = 0, int c = 0) const {
     return data[index(i, j, k, c)];
   }
   std::size_t index(int i, int j = 0, int k = 0, int c = 0) const {
+    if (bcast[0]) i = lo[0];
+    if (bcast[1]) j = lo[1];
+    if (bcast[2]) k = lo[2];
     return static_cast<std::size_t>(c) +
            dim * (static_cast<std::size_t>(i - lo[0]) +
                   ext[0] * (static_cast<std::size_t>(j - lo[1]) + ext[1] * static_cast<std::size_t>(k - lo[2])));
@@ -82,14 +94,20 @@ class DatBase : public Tracked {
   int d_p(int d) const { return dp_[d]; }
   int first(int d) const { return base_[d] - dm_[d]; }              // lowest valid loop index
   int last(int d) const { return base_[d] + size_[d] + dp_[d]; }    // one past the highest
-  int tiles() const { return static_cast<int>(tiles_.size()); }
+  int tiles() const { return static_cast<int>(tiles_.size()); }  // 1 when not tiled
+  bool has_axis(int d) const { return has_[d]; }                 // false: broadcast along d
+  bool tiled() const { return has_[dims_ - 1]; }
   long long row_len() const { return stride_[dims_ - 1]; }          // elements per outer row
   std::size_t tile_rows(int t) const;                               // rows held (ghosts included)
   // First loop row held by tile t's buffer (outer dimension).
   int tile_first_row(int t) const { return row0_[t] - dm_[dims_ - 1] + base_[dims_ - 1]; }
-  TileGeom geom(int t) const;
-  Handle& tile(int t) { return tiles_.at(t); }
+  TileGeom geom(int t) const;  // strides 0 along missing axes
+  Handle& tile(int t) { return tiles_.at(tiled() ? t : 0); }
   Handle& adjoint_tile(int t);
+  // Untiled dats: tile t's partial of a READ adjoint (the loop task zeroes it), and
+  // the task adding the partials of `tiles` into the adjoint, in that order.
+  Handle& adjoint_partial(int t);
+  void sum_adjoint_partials(const std::vector<int>& tiles, const std::string& loop);
   std::size_t bytes() const;  // primal storage (ghosts included)
 
   // Ghost-row state (used by loops and the tape).
@@ -115,10 +133,12 @@ class DatBase : public Tracked {
   bool active_;
   std::size_t elemsize_;
   std::array<int, 3> size_{1, 1, 1}, base_{0, 0, 0}, dm_{0, 0, 0}, dp_{0, 0, 0}, pext_{1, 1, 1};
+  std::array<bool, 3> has_{true, true, true};
   std::array<long long, 3> stride_{0, 0, 0};
   std::vector<int> row0_;  // interior rows (element coordinates) of tile t: [row0_[t], row0_[t+1])
   std::vector<Handle> tiles_, adj_tiles_;
-  std::vector<void*> mem_, adj_mem_;
+  std::vector<void*> mem_, adj_mem_, part_mem_;
+  std::vector<Handle> adj_part_;
   bool stale_ = false;
   int id_;
 };
@@ -162,6 +182,7 @@ class Dat : public DatBase {
     for (int d = 0; d < 3; ++d) {
       v.lo[d] = d < dims_ ? first(d) : 0;
       v.ext[d] = pext_[d];
+      v.bcast[d] = d < dims_ && !has_[d];
       n *= pext_[d];
     }
     v.data.resize(n);

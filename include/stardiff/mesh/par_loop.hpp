@@ -10,11 +10,16 @@
 //      arg_reduce(reduction)                     -> T*         (fold into it: += / min / max)
 //      arg_idx()                                 -> const int* (loop index i, j, k)
 //      arg_scalar(scalar)                        -> const T*   (an active Scalar)
+//    arg_gbl values are constants (no adjoint); a differentiable parameter is an active
+//    Scalar passed with arg_scalar (its adjoint sums the kernels' scalar_a1s).
+//    A dat lacking an axis (DatOptions::axes) reads the same element at every index and
+//    offset along it; it may be written only by a loop whose range is [0,1) there.
 //    Acc<T> a at point p: a(di, dj, dk) is the value at p + (di, dj, dk); a.c(c, di, ...)
 //    component c. Kernels are trivially copyable functors (copied into each task).
 //  * Rejected at submission (stardiff::Error naming loop and argument): a dat of another
 //    block, reads beyond a dat's halo, writes with a non-zero stencil, ranges outside a
-//    dat, a dat both written and passed again.
+//    dat, a dat both written and passed again, a write to a dat lacking an axis along
+//    which the range is not [0,1).
 //  * While a tape records (and the loop is not par_loop_passive) a loop touching an
 //    active dat, scalar or reduction is recorded. Its kernel must then have
 //      void adjoint(params...) const
@@ -24,8 +29,11 @@
 //    Adjoint semantics (OPS): primal values are those before the loop ran; READ args:
 //    increment their _a1s (also at stencil offsets); WRITE args: read their _a1s — the
 //    library zeroes it after the call; RW args: update their _a1s in place; INC args:
-//    read their _a1s. `static constexpr unsigned adjoint_reads` (bit a = argument a)
-//    declares which primal values the adjoint reads (default: all); the tape saves
+//    read their _a1s. MIN/MAX reductions: value_a1s is the seed at the arg-extremum
+//    (the first point attaining the result, scalars.hpp) and 0 elsewhere. READ args of
+//    dats lacking an axis sum their _a1s along it. `static constexpr unsigned
+//    adjoint_reads` (bit a = argument a) declares which primal values the adjoint reads
+//    (default: all); the tape saves
 //    overwritten data only for those (to-be-recorded analysis). SavePolicy::Verify
 //    checks the declaration (stardiff/adjoint/tape.hpp). The kernel's operator() and
 //    adjoint must be const; an adjoint matching no activity of the dats is a compile error.
@@ -33,6 +41,7 @@
 //    writing >= 8 MiB per WRITE output assembles each output row in a cache-resident
 //    buffer and stores it with non-temporal stores (no write-allocate traffic; WRITE
 //    arguments must not be read by the kernel); STARDIFF_STREAM_STORES=0 disables this.
+//    Loops with a dat lacking x (or with dim > 1) use runtime x strides.
 #pragma once
 #include <cstddef>
 #include <string>

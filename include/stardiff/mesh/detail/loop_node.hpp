@@ -77,7 +77,7 @@ void bind_arg(const ArgDat<T, M>& a, const LoopArgDesc& d, int t, bool adjoint, 
     acc.push_back(in(a.dat->tile(t)));
     if (a.dat->active()) {
       s.buf2 = static_cast<int>(acc.size());
-      acc.push_back(inout(a.dat->adjoint_tile(t)));
+      acc.push_back(adjoint_access(*a.dat, M, t, s.clear));
     }
   }
 }
@@ -160,6 +160,7 @@ class LoopNode final : public RecordedLoop {
     }
     for (auto& d : args)
       if (d.kind == LoopArgDesc::Kind::Scalar) d.scalar->submit_adjoint_sum(ran, rows, name);
+    sum_adjoint_partials(args, ran, name);
     std::vector<DatBase*> done;
     for (auto& d : args)
       if (d.kind == LoopArgDesc::Kind::Dat && d.mode == Mode::Read && d.dat->active() &&
@@ -263,8 +264,10 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
     ran.push_back(t);
     rows.push_back(la.hi[block.outer()] - la.lo[block.outer()]);
   }
-  for (auto& d : desc) {
-    if (d.kind == LoopArgDesc::Kind::Reduce) d.red->submit_combine(ran, rows, name);
+  for (std::size_t i = 0; i < desc.size(); ++i) {
+    auto& d = desc[i];
+    if (d.kind == LoopArgDesc::Kind::Reduce)
+      d.red->submit_combine(ran, rows, name, node ? node->red_eff[i].get() : nullptr);
     if (d.writes()) d.dat->mark_written();
   }
   if (node) rec->after_loop(std::move(node));

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "stardiff/mesh/dat.hpp"
 #include "stardiff/mesh/detail/stream_store.hpp"
@@ -25,9 +27,17 @@ struct Slot {
   int dims = 1, row0 = 0, nrows = 0;  // block dimensions; the tile's first outer row, row count
   int arg = 0;                        // argument index
   bool poison = false;                // verify mode: the adjoint reads NaN for this primal
+  bool clear = false;                 // adjoint buffer is a partial the task zeroes first
   const char* label = nullptr;        // verify mode: the dat's name
   alignas(16) unsigned char gbl[64] = {};
 };
+
+// Adjoint buffer of dat argument (mode) in tile t's adjoint task; clear: a per-tile
+// partial of an untiled dat, zeroed by the task, summed by sum_adjoint_partials.
+DataAccess adjoint_access(DatBase& dat, Mode mode, int t, bool& clear);
+// After a loop's adjoint tasks (tiles `ran`): adds untiled READ dats' partials in tile order.
+void sum_adjoint_partials(const std::vector<LoopArgDesc>& args, const std::vector<int>& ran,
+                          const std::string& loop);
 
 // Verify mode: quiet NaNs whose payload names argument `arg` (kept through arithmetic).
 template <class T>
@@ -95,6 +105,63 @@ struct RowPartials {
   }
 };
 
+// MIN/MAX: row partials that also keep the loop index of the point that gave each value
+// (the first point whose kernel call changed the row's accumulator to its final value).
+template <class T>
+struct ArgRowPartials {
+  ArgRec<T>* part = nullptr;
+  T acc{}, last{}, neutral_value{};
+  int win[3] = {kNoArg, kNoArg, kNoArg};
+  int dims = 1, row0 = 0, row = -1, i0 = 0, j = 0, k = 0, prev = 0;
+  void init(ArgRec<T>* p, int nrows, const Slot& s, T neutral_v) {
+    part = p;
+    dims = s.dims;
+    row0 = s.row0;
+    neutral_value = acc = last = neutral_v;
+    if (dims == 1)
+      for (int r = 0; r < nrows; ++r) part[r] = ArgRec<T>{neutral_v, {row0 + r, 0, 0}};
+  }
+  void check() {
+    if (!(acc == last)) {
+      last = acc;
+      win[0] = i0 + prev;
+      win[1] = j;
+      win[2] = k;
+    }
+  }
+  void store() { part[row] = ArgRec<T>{acc, {win[0], win[1], win[2]}}; }
+  void set_row(int i, int jj, int kk) {
+    if (dims == 1) {
+      i0 = i - row0;
+      return;
+    }
+    if (row >= 0) check();
+    const int r = (dims == 2 ? jj : kk) - row0;
+    if (r != row) {
+      if (row >= 0) store();
+      acc = last = neutral_value;
+      win[0] = win[1] = win[2] = kNoArg;
+      row = r;
+    }
+    i0 = i;
+    j = jj;
+    k = kk;
+    prev = 0;
+  }
+  T* at(int di) {
+    if (dims == 1) return &part[i0 + di].value;
+    check();
+    prev = di;
+    return &acc;
+  }
+  void finish() {
+    if (dims != 1 && row >= 0) {
+      check();
+      store();
+    }
+  }
+};
+
 template <class K, std::size_t N>
 struct LoopArgs {
   K kernel;
@@ -136,6 +203,7 @@ struct State<ArgDat<T, M>, Unit, Stream> {
     dim = s.dim;
     base = t.buffers[s.buf].template data<T>();
     if (s.buf2 >= 0) abase = t.buffers[s.buf2].template data<T>();
+    if (s.clear && abase) std::memset(static_cast<void*>(abase), 0, t.buffers[s.buf2].count() * sizeof(T));
     if constexpr (std::is_floating_point_v<T>) {
       if (s.poison) {
         const std::size_t n = t.buffers[s.buf].count();
@@ -226,25 +294,52 @@ struct State<ArgReduce<T>, Unit, Stream> {
   void prepare(int) {}
   void end_row(int) {}
   RowPartials<T> rows;
+  ArgRowPartials<T> arows;  // MIN/MAX
   const T* post = nullptr;
   const T* eff = nullptr;
-  bool primal_task = false;
+  const int* win = nullptr;  // MIN/MAX adjoint: the point that receives eff
+  T zero{};
+  int i0 = 0, j = 0, k = 0;
+  bool primal_task = false, track = false;
   void init(const Slot& s, const TaskContext& t) {
+    const auto op = static_cast<ReduceOp>(s.op);
+    track = op != ReduceOp::SUM;
+    primal_task = s.buf2 < 0;
+    if (track) {
+      post = &t.buffers[s.buf].template data<ArgRec<T>>()->value;
+      if (!primal_task) {
+        const ArgRec<T>* e = t.buffers[s.buf2].template data<ArgRec<T>>();
+        eff = &e->value;
+        if (e->idx[0] != kNoArg) win = e->idx;
+      }
+      if (primal_task) arows.init(t.buffers[s.buf].template data<ArgRec<T>>(), s.nrows, s, neutral<T>(op));
+      return;
+    }
     post = t.buffers[s.buf].template data<T>();
     if (s.buf2 >= 0) eff = t.buffers[s.buf2].template data<T>();
-    primal_task = s.buf2 < 0;
-    if (primal_task) rows.init(t.buffers[s.buf].template data<T>(), s.nrows, s, neutral<T>(static_cast<ReduceOp>(s.op)));
+    if (primal_task) rows.init(t.buffers[s.buf].template data<T>(), s.nrows, s, neutral<T>(op));
   }
-  void set_row(int i, int j, int k) {
-    if (primal_task) rows.set_row(i, j, k);
+  void set_row(int i, int jj, int kk) {
+    if (primal_task) {
+      if (track) arows.set_row(i, jj, kk);
+      else rows.set_row(i, jj, kk);
+    } else {
+      i0 = i;
+      j = jj;
+      k = kk;
+    }
   }
-  T* primal(int di) { return rows.at(di); }
+  T* primal(int di) { return track ? arows.at(di) : rows.at(di); }
   template <bool>
-  std::tuple<const T*, const T*> adjoint(int) const {
+  std::tuple<const T*, const T*> adjoint(int di) const {
+    if (win && (i0 + di != win[0] || j != win[1] || k != win[2])) return {post, &zero};
     return {post, eff};
   }
   void after_adjoint_point(int) const {}
-  void finish_primal(const Slot&, const TaskContext&) { rows.finish(); }
+  void finish_primal(const Slot&, const TaskContext&) {
+    if (track) arows.finish();
+    else rows.finish();
+  }
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
   int poison_found(const Slot&, const TaskContext&) const { return -1; }
