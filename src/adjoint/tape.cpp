@@ -1,10 +1,12 @@
-// src/adjoint/tape.cpp — recording, checkpointing and the reverse sweep (see tape.hpp).
+// src/adjoint/tape.cpp — recording, checkpoint saves and the reverse sweep (see tape.hpp);
+// time steps and checkpointing strategies: tape_steps.cpp.
 #include "stardiff/adjoint/tape.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "adjoint/tape_internal.hpp"
 #include "stardiff/mesh/par_loop.hpp"
 #include "starpu/mesh/cl_halo.hpp"
 
@@ -44,6 +46,7 @@ void Tape::forget(const void* object, const std::string& what) {
     return false;
   };
   bool held = drop(dats_) || drop(reds_) || drop(scalars_);
+  held = drop(state_) || held;
   for (auto it = needed_.begin(); it != needed_.end();)
     it = static_cast<const void*>(static_cast<const mesh::Tracked*>(*it)) == object ? needed_.erase(it) : std::next(it);
   if (held && !nodes_.empty() && !reversed_ && destroyed_.empty()) destroyed_ = what;
@@ -80,8 +83,48 @@ static bool add_unique(std::vector<P*>& v, P* p) {
   return true;
 }
 
+// Saves the rows of a.dat that `loop` writes, tile by tile (a pooled buffer of the same size
+// when one is free).
+void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
+  Executor& ex = loop.block->executor();
+  const std::size_t rb = static_cast<std::size_t>(a.dat->row_len()) * a.dat->elemsize();
+  for (int t = 0; t < loop.block->tiles(); ++t) {
+    int lo[3], hi[3];
+    if (!mesh::detail::tile_range(*loop.block, loop.range, t, lo, hi)) continue;
+    const int o = loop.block->outer();
+    mesh::Checkpoint c;
+    const std::size_t bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
+    auto it = std::find_if(pool_.begin(), pool_.end(), [&](const mesh::Checkpoint& p) { return p.bytes == bytes; });
+    if (it != pool_.end()) {
+      c = std::move(*it);
+      *it = std::move(pool_.back());
+      pool_.pop_back();
+      pool_bytes_ -= bytes;
+    }
+    c.dat = a.dat;
+    c.tile = t;
+    c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
+    c.bytes = bytes;
+    if (!c.buffer) {
+      c.storage.reset(new unsigned char[c.bytes]);  // no zero fill: the save task writes it all
+      c.buffer = std::make_unique<Handle>(Handle::vector(c.storage.get(), c.bytes, 1,
+                                                         loop.name + ":save_" + a.dat->name() + "[" +
+                                                             std::to_string(t) + "]"));
+    }
+    codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
+                               loop.name + ":save_" + a.dat->name());
+    bytes_ += c.bytes;
+    loop.saves.push_back(std::move(c));
+  }
+  note_bytes();
+}
+
 void Tape::before_loop(mesh::RecordedLoop& loop) {
   Executor& ex = loop.block->executor();
+  if (checkpointed() && boundaries_ > 0 && loop.block != &state_.front()->block())
+    throw Error("Tape '" + name_ + "': loop '" + loop.name + "' on block '" + loop.block->name() +
+                "' runs inside a checkpointed step, but the state (dat '" + state_.front()->name() +
+                "') lives on block '" + state_.front()->block().name() + "'");
   loop.verify_reads = policy_ == SavePolicy::Verify;
   auto first_seen = [&](auto* p) {
     see(p);
@@ -95,25 +138,7 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       if (!a.writes()) continue;
       if ((a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads) needed_.insert(a.dat);
       if (policy_ != SavePolicy::All && !needed_.count(a.dat)) continue;
-      const std::size_t rb = static_cast<std::size_t>(a.dat->row_len()) * a.dat->elemsize();
-      for (int t = 0; t < loop.block->tiles(); ++t) {
-        int lo[3], hi[3];
-        if (!mesh::detail::tile_range(*loop.block, loop.range, t, lo, hi)) continue;
-        const int o = loop.block->outer();
-        mesh::Checkpoint c;
-        c.dat = a.dat;
-        c.tile = t;
-        c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
-        c.bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
-        c.storage.reset(new unsigned char[c.bytes]);  // no zero fill: the save task writes it all
-        c.buffer = std::make_unique<Handle>(Handle::vector(c.storage.get(), c.bytes, 1,
-                                                           loop.name + ":save_" + a.dat->name() + "[" +
-                                                               std::to_string(t) + "]"));
-        codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
-                                   loop.name + ":save_" + a.dat->name());
-        bytes_ += c.bytes;
-        loop.saves.push_back(std::move(c));
-      }
+      save_dat(loop, a);
     } else if (a.kind == LoopArgDesc::Kind::Reduce) {
       if (add_unique(reds_, a.red)) first_seen(a.red);
       const std::string base = loop.name + ":" + a.red->name();
@@ -123,6 +148,7 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop.red_pre[i], 0, a.red->elemsize(), true,
                                  base + "_save_pre");
       bytes_ += 3 * a.red->elemsize();
+      note_bytes();
     } else if (a.kind == LoopArgDesc::Kind::Scalar) {
       if (add_unique(scalars_, a.scalar)) first_seen(a.scalar);
     }
@@ -149,13 +175,9 @@ void Tape::check_seed(const std::string& what) const {
   require(!reversed_, "Tape::seed(" + what + "): tape '" + name_ + "' was already reversed");
 }
 
-void Tape::reverse() {
-  require(!reversed_, "Tape::reverse: tape '" + name_ + "' was already reversed (clear() and record again)");
-  require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
-  check_alive("Tape::reverse");
-  stop();
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
-    mesh::RecordedLoop& n = **it;
+void Tape::reverse_nodes(std::size_t first, std::size_t last) {
+  for (std::size_t i = last; i-- > first;) {
+    mesh::RecordedLoop& n = *nodes_[i];
     for (auto& c : n.saves) {
       codelets::insert_rows_copy(n.block->executor(), *c.buffer, 0, c.dat->tile(c.tile), c.offset, c.bytes, false,
                                  n.name + ":restore_" + c.dat->name());
@@ -163,6 +185,20 @@ void Tape::reverse() {
     }
     n.submit_adjoint();
   }
+}
+
+void Tape::reverse() {
+  require(!reversed_, "Tape::reverse: tape '" + name_ + "' was already reversed (clear() and record again)");
+  require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
+  check_alive("Tape::reverse");
+  stop();
+  if (!checkpointed() || boundaries_ < 2) {
+    drop_tentative();
+    reverse_nodes(0, nodes_.size());
+    reversed_ = true;
+    return;
+  }
+  reverse_checkpointed();
   reversed_ = true;
 }
 
@@ -184,6 +220,7 @@ void Tape::clear() {
   scalars_.clear();
   bytes_ = 0;
   reversed_ = false;
+  clear_steps();
 }
 
 }  // namespace stardiff

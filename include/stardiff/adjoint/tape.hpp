@@ -28,17 +28,44 @@
 //  * A dat, scalar or reduction destroyed while the tape holds recorded loops on it makes
 //    seed, reverse and zero_adjoints throw Error naming it and the tape (clear() recovers).
 //  * zero_adjoints() zeroes the adjoints of every dat, scalar and reduction the tape saw.
-//  * clear() drops nodes and checkpoints and forgets the objects seen (record again
-//    afterwards; the next recording zeroes their adjoints again).
+//  * clear() drops nodes, checkpoints and snapshots and forgets the objects seen (record
+//    again afterwards; the next recording zeroes their adjoints again). The strategy stays.
+//  * Time steps: step({dats...}) marks a step boundary while recording; the first call names
+//    the state (dats of one block; later calls pass nothing or the same dats), loops between
+//    boundaries k and k+1 are step k, loops before the first boundary the prefix, loops
+//    after the last one the tail (e.g. the objective). With L steps, call it L+1 times.
+//    The state must be all a step reads that an earlier step wrote (temporaries written
+//    before being read inside a step, and data no step writes, need not be in it).
+//  * set_checkpointing (before recording): Checkpointing::save_all() (default: every loop
+//    keeps its checkpoints), ::revolve(l, s) (offline binomial schedule for l steps and s
+//    snapshots, CheckpointSchedule::offline) or ::online(s) (unknown step count,
+//    CheckpointSchedule::online); s <= 0 or l <= 0: Error. Checkpointed, the forward pass
+//    keeps only the nodes (descriptors) of a step once the next boundary shows it ran untaped
+//    (its saves go to a pool the next step reuses), snapshots the state into StarPU vector
+//    handles where the schedule asks, and tapes revolve's last step (firsturn). reverse()
+//    reverses the tail, that step, then drives the schedule: snapshots are copied back into
+//    the state, steps recomputed through RecordedLoop::submit_primal (reductions restarted
+//    from their recorded values before each loop) and re-taped before their adjoints; the
+//    prefix last. Gradients are bitwise those of save-all; afterwards each reduction holds its
+//    value from the end of the forward pass. Fewer steps than declared: the schedule adapts;
+//    a boundary after the l-th step: Error. Online holds one snapshot more while the step
+//    after the latest boundary may still be the tail.
+//  * Reports: recomputed_steps() (revolve's advance count: untaped step executions, the
+//    first pass included), snapshots_held(), snapshot_bytes() / peak_snapshot_bytes(),
+//    bytes() (checkpoint bytes held by taped loops), peak_bytes() (peak of checkpoints,
+//    pooled save buffers and snapshots together).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "stardiff/adjoint/checkpoint_schedule.hpp"
 #include "stardiff/mesh/dat.hpp"
 #include "stardiff/mesh/recorder.hpp"
 #include "stardiff/mesh/scalars.hpp"
@@ -46,6 +73,17 @@
 namespace stardiff {
 
 enum class SavePolicy { Needed, All, Verify };
+
+// Time-step checkpointing strategy of a tape (see Tape::set_checkpointing).
+struct Checkpointing {
+  enum class Kind { SaveAll, Revolve, Online } kind = Kind::SaveAll;
+  std::int64_t steps = 0;  // Revolve: declared step count
+  int snapshots = 0;       // Revolve, Online: snapshot slots (x_0 takes one)
+  static Checkpointing save_all() { return {}; }
+  static Checkpointing revolve(std::int64_t steps, int snapshots);
+  static Checkpointing online(int snapshots);
+  std::string describe() const;  // "save-all", "revolve(l, s)", "online(s)"
+};
 
 class Tape final : public mesh::Recorder {
  public:
@@ -85,6 +123,17 @@ class Tape final : public mesh::Recorder {
   void zero_adjoints();
   void clear();
 
+  // Time steps and checkpointing (contract above).
+  void set_checkpointing(const Checkpointing& c);
+  const Checkpointing& checkpointing() const { return ckpt_; }
+  void step(const std::vector<std::reference_wrapper<mesh::DatBase>>& state = {});
+  std::int64_t steps() const { return boundaries_ > 0 ? static_cast<std::int64_t>(boundaries_) - 1 : 0; }
+  std::int64_t recomputed_steps() const { return recomputed_; }
+  int snapshots_held() const;
+  std::size_t snapshot_bytes() const { return snap_bytes_; }
+  std::size_t peak_snapshot_bytes() const { return peak_snap_bytes_; }
+  std::size_t peak_bytes() const { return peak_bytes_; }
+
   void before_loop(mesh::RecordedLoop& loop) override;
   void after_loop(std::unique_ptr<mesh::RecordedLoop> loop) override;
   bool awaiting_reverse() const override { return !nodes_.empty() && !reversed_; }
@@ -95,6 +144,23 @@ class Tape final : public mesh::Recorder {
   void check_alive(const std::string& op) const;
   void see(mesh::Tracked* object);
   void unlink_all();
+  struct Snapshot;  // the state's tile buffers copied at one boundary
+  bool checkpointed() const { return ckpt_.kind != Checkpointing::Kind::SaveAll; }
+  void save_dat(mesh::RecordedLoop& loop, const mesh::LoopArgDesc& a);
+  void release_saves(std::size_t first, std::size_t last);
+  void reverse_nodes(std::size_t first, std::size_t last);
+  void reverse_checkpointed();
+  void clear_steps();
+  std::unique_ptr<Snapshot> new_snapshot();
+  void recompute_step(std::int64_t k, bool tape);
+  void take_snapshot(int slot, bool tentative);
+  void restore_snapshot(int slot);
+  void commit_boundary();
+  void drop_tentative();
+  void reset_schedule();
+  void note_bytes();
+  std::size_t nodes_end(std::int64_t k) const;  // one past step k's last node
+  std::size_t snapshot_size() const;            // bytes of one snapshot of the state
   std::string name_;
   SavePolicy policy_;
   bool accumulate_ = false;
@@ -106,6 +172,22 @@ class Tape final : public mesh::Recorder {
   std::vector<mesh::DatBase*> dats_;
   std::vector<mesh::ReductionBase*> reds_;
   std::vector<mesh::ScalarBase*> scalars_;
+  // Time steps and checkpointing.
+  Checkpointing ckpt_;
+  std::vector<mesh::DatBase*> state_;
+  std::vector<std::size_t> step_begin_;  // boundary k: index of step k's first node
+  std::size_t boundaries_ = 0;
+  std::optional<CheckpointSchedule> sched_, tentative_;
+  bool pending_taped_ = false;      // the step after the latest boundary is taped (firsturn)
+  std::int64_t firstturn_ = -1;     // step taped in the forward pass
+  std::vector<std::unique_ptr<Snapshot>> slots_;  // per schedule slot (null: never used)
+  std::vector<std::unique_ptr<Snapshot>> free_snaps_;
+  std::unique_ptr<Snapshot> displaced_;  // a slot's previous snapshot while the boundary is tentative
+  int tentative_slot_ = -1;
+  std::vector<mesh::Checkpoint> pool_;  // save buffers of untaped steps, reused
+  std::vector<std::shared_ptr<Handle>> kept_;  // reduction values at the end of the forward pass
+  std::size_t pool_bytes_ = 0, snap_bytes_ = 0, peak_snap_bytes_ = 0, peak_bytes_ = 0;
+  std::int64_t recomputed_ = 0;
 };
 
 }  // namespace stardiff

@@ -1,5 +1,5 @@
 // stardiff/mesh/detail/loop_node.hpp — argument checks and binding (src/mesh/par_loop.cpp),
-// the recorded loop (LoopNode) and par_loop_impl, which submits one task per tile.
+// the primal submission (submit_loop_tasks), the recorded loop (LoopNode) and par_loop_impl.
 // Internal to stardiff/mesh/par_loop.hpp, which includes it after its argument types.
 #pragma once
 #include <cstring>
@@ -132,10 +132,45 @@ bool all_unit(const std::vector<LoopArgDesc>& args);
 // those whose primal the adjoint reads).
 void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads);
 
+// Submits a loop's primal: halo exchanges, one task per tile, reduction combines; marks
+// written dats (par_loop and LoopNode::submit_primal share it).
+template <class K, class... A>
+void submit_loop_tasks(const std::string& name, Block& block, const Range& range, const K& kernel,
+                       const std::vector<LoopArgDesc>& desc, RecordedLoop* node, const A&... a) {
+  exchange_for(desc, false);
+  Executor& ex = block.executor();
+  const Codelet& cl = loop_codelet<K, A...>(name);
+  const bool unit = all_unit(desc), nan = nan_check();
+  std::vector<int> ran, rows;
+  for (int t = 0; t < block.tiles(); ++t) {
+    LoopArgs<K, sizeof...(A)> la{kernel, {}, {}, block.dims(), unit, nan, false, {}};
+    if (!tile_range(block, range, t, la.lo, la.hi)) continue;
+    set_rows(la.slot, sizeof...(A), block.dims(), la.lo, la.hi);
+    la.stream = unit && stream_worthwhile(la.lo, la.hi);
+    std::vector<DataAccess> acc;
+    {
+      std::size_t i = 0;
+      ((detail::bind_arg(a, desc[i], t, false, la.slot[i], acc, nullptr, i), ++i), ...);
+    }
+    ex.submit(cl, acc, &la, sizeof la, {.name = name});
+    ran.push_back(t);
+    rows.push_back(la.hi[block.outer()] - la.lo[block.outer()]);
+  }
+  for (std::size_t i = 0; i < desc.size(); ++i) {
+    auto& d = desc[i];
+    if (d.kind == LoopArgDesc::Kind::Reduce)
+      d.red->submit_combine(ran, rows, name, node ? node->red_eff[i].get() : nullptr);
+    if (d.writes()) d.dat->mark_written();
+  }
+}
+
 template <class K, class... A>
 class LoopNode final : public RecordedLoop {
  public:
   LoopNode(const K& k, std::tuple<A...> a) : kernel_(k), args_(std::move(a)) {}
+  void submit_primal() override {
+    std::apply([&](const auto&... a) { submit_loop_tasks(name, *block, range, kernel_, args, this, a...); }, args_);
+  }
   void submit_adjoint() override {
     for (std::size_t i = 0; i < args.size(); ++i)
       if (args[i].kind == LoopArgDesc::Kind::Reduce)
@@ -245,31 +280,7 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
     node->red_eff.resize(desc.size());
     rec->before_loop(*node);
   }
-  exchange_for(desc, false);
-  Executor& ex = block.executor();
-  const Codelet& cl = loop_codelet<K, A...>(name);
-  const bool unit = all_unit(desc), nan = nan_check();
-  std::vector<int> ran, rows;
-  for (int t = 0; t < block.tiles(); ++t) {
-    LoopArgs<K, sizeof...(A)> la{kernel, {}, {}, block.dims(), unit, nan, false, {}};
-    if (!tile_range(block, range, t, la.lo, la.hi)) continue;
-    set_rows(la.slot, sizeof...(A), block.dims(), la.lo, la.hi);
-    la.stream = unit && stream_worthwhile(la.lo, la.hi);
-    std::vector<DataAccess> acc;
-    {
-      std::size_t i = 0;
-      ((detail::bind_arg(a, desc[i], t, false, la.slot[i], acc, nullptr, i), ++i), ...);
-    }
-    ex.submit(cl, acc, &la, sizeof la, {.name = name});
-    ran.push_back(t);
-    rows.push_back(la.hi[block.outer()] - la.lo[block.outer()]);
-  }
-  for (std::size_t i = 0; i < desc.size(); ++i) {
-    auto& d = desc[i];
-    if (d.kind == LoopArgDesc::Kind::Reduce)
-      d.red->submit_combine(ran, rows, name, node ? node->red_eff[i].get() : nullptr);
-    if (d.writes()) d.dat->mark_written();
-  }
+  submit_loop_tasks(name, block, range, kernel, desc, node.get(), a...);
   if (node) rec->after_loop(std::move(node));
 }
 

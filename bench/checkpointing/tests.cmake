@@ -1,0 +1,9 @@
+# Smoke run of checkpointing (label bench): tiny grids, must print a revolve line that matches save-all.
+if(TARGET checkpointing)
+  add_test(NAME bench.checkpointing COMMAND checkpointing --n 32 --iters 8 --snapshots 2,3)
+  set_tests_properties(bench.checkpointing PROPERTIES LABELS bench ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "checkpointing problem=nonlinear strategy=revolve steps=8 snapshots=3 recomputed=[0-9]+ peak_bytes=[0-9]+ ratio=[0-9.]+ optimal=([0-9]+) .*bitwise=yes"
+    FAIL_REGULAR_EXPRESSION "bitwise=no")
+else()
+  stardiff_skipped_test(bench.checkpointing_not_built "checkpointing is not built (module mesh or adjoint or STARDIFF_BUILD_BENCH off)" bench)
+endif()
