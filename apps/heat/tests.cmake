@@ -2,7 +2,7 @@
 # executors), Taylor order ~2, dot-product test, --json one object, bad options exit 2; and the
 # compile-time check of execute_external's adjoint arity (bad_arity.cxx must not compile).
 if(TARGET stardiff-heat)
-  set(heat_J "J = 0\\.000834453858906[0-9]*")
+  set(heat_J "J = 0\\.05541158182300[0-9]*")
   add_test(NAME heat.known_answer COMMAND stardiff-heat)
   set_tests_properties(heat.known_answer PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
     PASS_REGULAR_EXPRESSION "${heat_J}")

@@ -20,7 +20,7 @@ TEST(AdjointExternalStarpu, TridiagBitwiseEqualsSequential) {
   for (const Shape& s : std::vector<Shape>{{{33, 20}, 0}, {{33, 20}, 1}, {{9, 8, 12}, 0}, {{9, 8, 12}, 1},
                                            {{9, 8, 12}, 2}})
     for (int variant = 0; variant < 3; ++variant) {
-      SCOPED_TRACE(testing::Message() << "dims " << s.size.size() << " axis " << s.axis << " variant " << variant);
+      SCOPED_TRACE(::testing::Message() << "dims " << s.size.size() << " axis " << s.axis << " variant " << variant);
       const bool inplace = variant == 2, recompute = variant == 1;
       TriResult a = run_tridiag(se, s.size, 4, s.axis, inplace, recompute);
       TriResult b = run_tridiag(pe, s.size, 4, s.axis, inplace, recompute);

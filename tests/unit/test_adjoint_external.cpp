@@ -35,7 +35,7 @@ double coef(char w, int i, int j, int k) {
 
 TEST(AdjointExternal, TridiagSolvesEveryLine) {
   for (const Shape& s : kShapes) {
-    SCOPED_TRACE(testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
+    SCOPED_TRACE(::testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
     SequentialExecutor ex;
     TriResult r = run_tridiag(ex, s.size, 3, s.axis, false, false, {}, false);
     const int nk = s.size.size() > 2 ? s.size[2] : 1;
@@ -62,7 +62,7 @@ TEST(AdjointExternal, TridiagSolvesEveryLine) {
 
 TEST(AdjointExternal, TridiagBitwiseAcrossTilingsInPlaceAndRecompute) {
   for (const Shape& s : kShapes) {
-    SCOPED_TRACE(testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
+    SCOPED_TRACE(::testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
     SequentialExecutor ex;
     TriResult one = run_tridiag(ex, s.size, 1, s.axis, false, false);
     TriResult three = run_tridiag(ex, s.size, 3, s.axis, false, false);
@@ -86,7 +86,7 @@ TEST(AdjointExternal, TridiagBitwiseAcrossTilingsInPlaceAndRecompute) {
 
 TEST(AdjointExternal, TridiagFiniteDifferences) {
   for (const Shape& s : kShapes) {
-    SCOPED_TRACE(testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
+    SCOPED_TRACE(::testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
     SequentialExecutor ex;
     TriResult r = run_tridiag(ex, s.size, 2, s.axis, false, false);
     const int nk = s.size.size() > 2 ? s.size[2] : 1;
@@ -105,7 +105,7 @@ TEST(AdjointExternal, TridiagFiniteDifferences) {
 
 TEST(AdjointExternal, TridiagDotProductTest) {
   for (const Shape& s : kShapes) {
-    SCOPED_TRACE(testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
+    SCOPED_TRACE(::testing::Message() << "dims " << s.size.size() << " axis " << s.axis);
     SequentialExecutor ex;
     mesh::Block block(ex, "tri", s.size, 3);
     Dat<double> a(block, "a"), b(block, "b"), c(block, "c"), d(block, "d"), x(block, "x");
@@ -306,4 +306,40 @@ TEST(AdjointExternal, RejectsBadArguments) {
   EXPECT_THROW(execute_external("two_blocks", p, q, mesh::arg_dat(u, mesh::READ), mesh::arg_dat(w, mesh::WRITE)),
                Error);
   EXPECT_THROW(execute_external("aliased", p, q, mesh::arg_dat(u, mesh::READ), mesh::arg_dat(u, mesh::WRITE)), Error);
+}
+
+namespace {
+// Holds recorded nodes without a tape (to call submit_primal / submit_adjoint by hand).
+struct Capture final : mesh::Recorder {
+  std::vector<std::unique_ptr<mesh::RecordedLoop>> nodes;
+  std::string nm = "capture";
+  void before_loop(mesh::RecordedLoop&) override {}
+  void after_loop(std::unique_ptr<mesh::RecordedLoop> l) override { nodes.push_back(std::move(l)); }
+  const std::string& name() const override { return nm; }
+  bool awaiting_reverse() const override { return false; }
+  void forget(const void*, const std::string&) override {}
+};
+}  // namespace
+
+TEST(AdjointExternal, SubmitPrimalRecomputesTheCall) {
+  for (bool recompute : {false, true}) {
+    SequentialExecutor ex;
+    mesh::Block block(ex, "tri", {8, 6}, 2);
+    Dat<double> a(block, "a"), b(block, "b"), c(block, "c"), d(block, "d"), x(block, "x");
+    a.set([](int i, int j, int k) { return coef('a', i, j, k); });
+    b.set([](int i, int j, int k) { return coef('b', i, j, k); });
+    c.set([](int i, int j, int k) { return coef('c', i, j, k); });
+    d.set([](int i, int j, int k) { return coef('d', i, j, k); });
+    Capture cap;
+    mesh::set_active_recorder(&cap);
+    tridiag_solve("tri", 1, a, b, c, d, x, recompute);
+    mesh::set_active_recorder(nullptr);
+    ASSERT_EQ(cap.nodes.size(), 1u);
+    EXPECT_EQ(cap.nodes[0]->name, "tri");
+    EXPECT_EQ(cap.nodes[0]->args.size(), 5u);
+    const auto first = x.values();
+    x.set([](int, int, int) { return 0.0; });
+    cap.nodes[0]->submit_primal();
+    EXPECT_EQ(x.values().data, first.data);
+  }
 }
