@@ -1,5 +1,6 @@
 // stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, gradient checks).
 #pragma once
 #include "stardiff/adjoint/checkpoint_schedule.hpp"
+#include "stardiff/adjoint/external.hpp"
 #include "stardiff/adjoint/gradient_check.hpp"
 #include "stardiff/adjoint/tape.hpp"

@@ -169,7 +169,15 @@ void DatBase::zero_adjoint() {
   for (auto& h : adj_tiles_) codelets::insert_fill_zero(block_->executor(), h, "zero_" + name_ + "_a1s");
 }
 
+namespace {
+void check_not_in_external(const std::string& dat) {
+  if (const char* ext = running_external())
+    throw Error("external function '" + std::string(ext) + "' accessed dat '" + dat + "', which it did not declare");
+}
+}  // namespace
+
 void DatBase::host_copy_out(bool adjoint, void* dst) {
+  check_not_in_external(name_);
   require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
   if (adjoint) require_adjoint_ready("stardiff::mesh::Dat '" + name_ + "'");
   const int o = dims_ - 1, nt = tiles();
@@ -187,6 +195,7 @@ void DatBase::host_copy_out(bool adjoint, void* dst) {
 }
 
 void DatBase::host_fill(bool adjoint, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts) {
+  check_not_in_external(name_);
   require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
   if (adjoint) adj_dirty_ = true;
   const int o = dims_ - 1, nt = tiles();

@@ -25,6 +25,11 @@ std::atomic<bool> g_nan_check{false};
 
 Recorder* active_recorder() { return g_recorder; }
 void set_active_recorder(Recorder* r) { g_recorder = r; }
+namespace {
+thread_local const char* t_running_external = nullptr;
+}
+const char* running_external() { return t_running_external; }
+void set_running_external(const char* name) { t_running_external = name; }
 void set_nan_check(bool on) { g_nan_check = on; }
 bool nan_check() { return g_nan_check; }
 
@@ -46,6 +51,9 @@ void Tracked::require_adjoint_ready(const std::string& what) const {
 namespace detail {
 
 void check_range(const std::string& loop, const Block& block, const Range& range) {
+  if (const char* ext = running_external())
+    throw Error("external function '" + std::string(ext) + "' submitted par_loop '" + loop +
+                "' from inside its task (undeclared access)");
   for (int d = block.dims(); d < 3; ++d)
     require(range.lo[d] == 0 && range.hi[d] == 1,
             "par_loop '" + loop + "': range " + range.str(3) + " has bounds in dimension " + std::to_string(d) +

@@ -107,6 +107,10 @@ class Tracked {
 
 Recorder* active_recorder();
 void set_active_recorder(Recorder* r);
+// The external function whose user code runs on this thread (nullptr: none). Host access
+// to a dat and par_loop submission there throw Error naming both (undeclared access).
+const char* running_external();
+void set_running_external(const char* name);
 
 // Optional NaN check: every primal tile task scans the points it wrote and fails
 // (stardiff::Error from wait_all, naming loop, dat and point) on a NaN.
