@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # StardiffCuda.cmake — decides whether CUDA kernels and StarPU CUDA codelets build.
 #
 # STARDIFF_CUDA_KERNELS: codelets/cuda/*.cu compiled into `stardiff_cuda_kernels`

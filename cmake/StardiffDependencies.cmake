@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # StardiffDependencies.cmake — finds what stardiff links and probes StarPU's build.
 #
 # Defines the INTERFACE target `stardiff_deps` (StarPU, hwloc, OpenBLAS, LAPACKE,

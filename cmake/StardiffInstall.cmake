@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # StardiffInstall.cmake — install rules, exported targets and pkg-config file.
 #
 # find_package(stardiff CONFIG) gives stardiff::stardiff; pkg-config gives `stardiff`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/build-starpu-cuda.sh [PREFIX] — builds a CUDA-enabled StarPU into PREFIX
 # (default $HOME/.local/starpu-cuda) from Debian bookworm's own `starpu` 1.3.10 source
 # package, patched for CUDA 13. Contract:

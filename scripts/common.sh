@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/common.sh — shared settings for the scripts (sourced, not run).
 # Build directories live in the repository root: build/ (Release), build-asan/.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

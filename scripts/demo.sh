@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/demo.sh — fresh Debian machine to a running demo: installs dependencies,
 # configures and builds (build/), then runs stardiff-info and each sample driver on
 # built-in or committed data.
@@ -13,6 +14,9 @@ run() { echo; echo "\$ $*"; "$@"; }
 run "$B/info/stardiff-info"
 if [ -x "$B/poisson/stardiff-poisson" ]; then
   run "$B/poisson/stardiff-poisson" --adjoint --probe 3,4 --probe 10,10
+fi
+if [ -x "$B/heat/stardiff-heat" ]; then
+  run "$B/heat/stardiff-heat" --probe 10,20 --probe 32,32
 fi
 if [ -x "$B/ldlt/stardiff-ldlt" ]; then
   run "$B/ldlt/stardiff-ldlt" "$ROOT/apps/ldlt/data/kkt12.mtx"

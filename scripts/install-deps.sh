@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/install-deps.sh — installs the Debian packages stardiff's build, tests and
 # benchmarks need. Idempotent; prints nothing when everything is already installed.
 # The CUDA toolkit (nvcc) is not a Debian package here: CUDA kernels build when

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """scripts/plot-bench.py — PNG charts from the benchmarks' `name key=value ... ratio=...` lines.
 
 Usage: scripts/plot-bench.py [FILE...] [-o OUTDIR]   (no FILE: reads stdin; the shebang is

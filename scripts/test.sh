@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/test.sh — fresh Debian machine to a full test run: installs dependencies,
 # builds (build/) and runs the whole ctest suite; then the sanitizer build
 # (build-asan/, -fsanitize=address,undefined) over the unit and starpu labels; then

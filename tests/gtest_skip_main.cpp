@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/gtest_skip_main.cpp — the main() of every GoogleTest binary: runs all tests and
 // exits 77 (ctest SKIP_RETURN_CODE: reported "Skipped") when none passed, none failed
 // and at least one called GTEST_SKIP; otherwise RUN_ALL_TESTS's status (0 or 1).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/plot_bench_test.sh SCRIPT SAMPLE OUTDIR — runs scripts/plot-bench.py on SAMPLE and
 # checks that ldlt_vs_peers.png, pf_vs_peers.png and task_overhead.png are PNG files.
 # Prints "stardiff-test-skipped:" (ctest: skipped) when no python3 has matplotlib.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/runtime_environment.hpp — one stardiff::Runtime for the whole test binary.
 //
 // Include once in a tests/starpu test file: it registers a gtest global environment that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/single_thread_blas.hpp — included once per test binary: OpenBLAS runs
 // single-threaded for the whole binary, so LAPACK references are fast and predictable on
 // a loaded machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/sparse_laplacian.hpp — the 7-point Laplacian on a k^3 grid (lower triangle, CSC):
 // Dirichlet (diagonal 6, SPD) or Neumann (diagonal = degree, one zero eigenvalue).
 #pragma once

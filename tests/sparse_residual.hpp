@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/sparse_residual.hpp — ||A x - b||_inf / ||b||_inf for the sparse solver tests.
 #pragma once
 #include <algorithm>

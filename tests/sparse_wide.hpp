@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/sparse_wide.hpp — the int64-indexed copy of a CSC matrix, for the tests of
 // int64 input (to_csc32, Ldlt with CscMatrix64).
 #pragma once

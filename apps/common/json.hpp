@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/common/json.hpp — a minimal JSON object writer for the drivers' --json output.
 //
 // Contract: JsonWriter builds exactly one JSON object; numbers are printed with %.17g

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/common/nonlinear_diffusion.hpp — a nonlinear explicit diffusion u <- u + c ∇·(u²∇u) on
 // the mesh DSL, whose adjoint reads u (checkpointing tests and bench/checkpointing).
 //

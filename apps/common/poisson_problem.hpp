@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/common/poisson_problem.hpp — the OPS adjoint Poisson problem (DESIGN.md) on the
 // stardiff mesh DSL; shared by stardiff-poisson, its tests and the benchmarks.
 //

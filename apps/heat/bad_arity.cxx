@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/heat/bad_arity.cxx — must NOT compile: an external function whose adjoint lacks the
 // adjoint view of its dat (heat.external_bad_arity expects execute_external's static_assert).
 #include "stardiff/adjoint/external.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff-heat — 2-D heat equation, backward Euler, variable conductivity; gradients through
 // the sparse LDL^T external function (SparseSolve) and an explicit kappa -> matrix map.
 //

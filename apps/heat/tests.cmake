@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Driver tests of stardiff-heat (label integration): J reproducible (known value, both
 # executors), Taylor order ~2, dot-product test, --json one object, bad options exit 2; and the
 # compile-time check of execute_external's adjoint arity (bad_arity.cxx must not compile).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff-info — versions, StarPU build features, workers, scheduler, topology.
 //
 // Usage: stardiff-info [--json] [--help]. Starts a stardiff::Runtime (so STARPU_*

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Driver tests of stardiff-info (label integration).
 if(TARGET stardiff-info)
   add_test(NAME info.json COMMAND stardiff-info --json)

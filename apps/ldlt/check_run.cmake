@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # apps/ldlt/check_run.cmake — runs one stardiff-ldlt command and checks its outcome.
 #
 # Contract (cmake -P): CMD is the command with '|' between arguments; EXPECT_EXIT a regex

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/ldlt/main.cpp — stardiff-ldlt: solve A x = b for a symmetric Matrix Market matrix
 // with the sparse LDL^T solver and report what happened.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # apps/ldlt/tests.cmake — driver tests of stardiff-ldlt (included from tests/CMakeLists.txt).
 #
 # Contract: integration tests run the driver on the small matrices committed in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/pf/main.cpp — stardiff-pf: Newton–Raphson AC power flow on a MATPOWER case.
 //
 //   stardiff-pf CASE.m [--tol T] [--max-iter K] [--qlim] [--order natural|lf|sl|best]

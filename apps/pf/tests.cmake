@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Driver tests of stardiff-pf (label integration; those reading ../shared/data: integration;data).
 # Exit codes, CSV and JSON conventions are checked in detail by tests/integration/
 # test_powerflow_driver.cpp and tests/data/test_powerflow_driver_cases.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff-poisson — the OPS adjoint Poisson problem on the stardiff mesh DSL.
 //
 // Usage: stardiff-poisson [--nx N] [--ny N] [--iters K] [--tiles T] [--adjoint]

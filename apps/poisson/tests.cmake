@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Driver tests of stardiff-poisson (label integration); gradient checks through the
 # driver live in tests/integration/test_adjoint_poisson_driver.cpp.
 if(TARGET stardiff-poisson)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // adjoint_factor — cost of the Poisson adjoint relative to its primal (OPS's metric).
 //
 // On an n x n Poisson problem with K Jacobi iterations (default 2048^2, 100):

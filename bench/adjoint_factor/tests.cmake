@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of adjoint_factor (label bench): small grid, must print its ratio line.
 if(TARGET adjoint_factor)
   add_test(NAME bench.adjoint_factor COMMAND adjoint_factor --n 128 --iters 4 --repeats 3)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // checkpointing — time-step checkpointing strategies of the tape on Poisson (its Jacobi
 // iterations are the steps) and the nonlinear stencil u <- u + c ∇·(u²∇u) (adjoint reads u).
 //

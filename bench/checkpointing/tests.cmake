@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of checkpointing (label bench): tiny grids, must print a revolve line that matches save-all.
 if(TARGET checkpointing)
   add_test(NAME bench.checkpointing COMMAND checkpointing --n 32 --iters 8 --snapshots 2,3)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/forward_jacobian — forward-mode sparse Jacobian timings on the power-flow residual
 // of MATPOWER cases (the powerflow module's PfResidual, Ybus and Sbus, at a fixed state):
 //   colour_<order>    color_columns time and colour count

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of the benchmark (label bench) on the small case committed with the pf
 # driver: every variant runs, agrees with the analytic Jacobian (exit 0) and prints ratios.
 if(TARGET forward_jacobian AND EXISTS ${PROJECT_SOURCE_DIR}/apps/pf/data/case9.m)

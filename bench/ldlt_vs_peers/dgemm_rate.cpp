@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/dgemm_rate.cpp — the machine's yardstick: OpenBLAS's thread count,
 // the kernel it runs (which sets the rate), and cblas_dgemm's rate on n x n operands.
 #include <cblas.h>

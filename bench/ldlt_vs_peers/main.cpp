@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/main.cpp — ldlt_vs_peers: stardiff's sparse LDL^T beside CHOLMOD
 // (supernodal LL^T, simplicial LDL^T), UMFPACK and MUMPS (sequential, symmetric mode),
 // all in one process on the same matrices (options: --help).

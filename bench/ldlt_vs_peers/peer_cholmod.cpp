@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/peer_cholmod.cpp — CHOLMOD: supernodal LL^T (final_ll) or simplicial
 // LDL^T, on the lower triangle with the file's own pattern (stype -1), default ordering,
 // silent Common.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/peer_mumps.cpp — MUMPS sequential (Debian's libmumps-seq: fake MPI),
 // SYM = 2 (general symmetric), the file's own lower triangle as 1-based triplets, no output.
 #include <dmumps_c.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/peer_stardiff.cpp — stardiff's sparse LDL^T as the benchmark runs it.
 // StarPU's CPU workers poll while idle, which would starve the peers' BLAS threads: one
 // Runtime serves the whole benchmark and is paused except while stardiff runs (a second

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/peer_umfpack.cpp — UMFPACK (unsymmetric LU, default control) on the
 // full pattern of the file's own matrix (Problem::fp).
 #include <umfpack.h>

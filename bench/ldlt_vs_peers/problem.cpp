@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/problem.cpp — the benchmark's matrices: Matrix Market input, the
 // 3-D Laplacian generator, and the derived data (the file's own pattern for the peers, its
 // full pattern, b = A * 1, ||A||_inf).

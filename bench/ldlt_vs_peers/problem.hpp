@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/problem.hpp — one benchmark matrix as every solver receives it.
 // A matrix is its lower triangle A as stardiff gets it (the reader's explicit zeros where
 // the file has no diagonal entry), the file's own pattern for the peers (peer_matrix(),

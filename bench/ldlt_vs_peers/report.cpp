@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/report.cpp — interleaved repeats, medians and the printed lines
 // (names, keys, order and formats are what scripts and tests parse).
 #include "report.hpp"

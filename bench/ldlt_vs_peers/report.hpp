@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/report.hpp — interleaved repeats, their medians, and every line the
 // benchmark prints: `ldlt_vs_peers key=value ...` on stdout, a readable table on stderr.
 #pragma once

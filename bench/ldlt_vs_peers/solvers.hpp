@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/ldlt_vs_peers/solvers.hpp — the solvers the benchmark times, as plain functions.
 // Each run_* does analyze + factorize + solve on p.b, times each phase with a wall clock and
 // computes relres itself; ok means no error and relres <= 1e-6, otherwise reason says why.

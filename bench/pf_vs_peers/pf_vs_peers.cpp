@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // bench/pf_vs_peers/pf_vs_peers.cpp — power flow: stardiff's pieces side by side with peers.
 //
 //   pf_vs_peers [--data DIR] [--repeats R] [--cases a,b,...] [--files x.m,y.m]

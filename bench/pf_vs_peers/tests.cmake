@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of the benchmark on the built-in pf6 case (label bench): it must run, agree with
 # the analytic Jacobian and print its ratios.
 if(TARGET pf_vs_peers)

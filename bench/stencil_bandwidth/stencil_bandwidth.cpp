@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stencil_bandwidth — memory bandwidth of the primal Poisson loops (with and without a
 // recording tape) against a STREAM triad, all as StarPU tasks over the same tiles, and
 // against the same Poisson written by hand with OpenMP (what a user would write instead).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of stencil_bandwidth (label bench): small grid, must print its ratio line.
 if(TARGET stencil_bandwidth)
   add_test(NAME bench.stencil_bandwidth COMMAND stencil_bandwidth --n 256 --iters 2 --repeats 3)

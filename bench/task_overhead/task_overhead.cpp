@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // task_overhead — cost per empty task: stardiff's StarpuExecutor vs raw starpu_task_insert.
 //
 // Each repeat submits N empty tasks (one vector handle, read access, so they are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Smoke run of the benchmark (label bench): it must run and print its ratio.
 if(TARGET task_overhead)
   add_test(NAME bench.task_overhead COMMAND task_overhead --tasks 2000 --repeats 3)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint.hpp — umbrella of the adjoint module (tape, reverse sweep, gradient checks).
 #pragma once
 #include "stardiff/adjoint/checkpoint_schedule.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/forward.hpp — forward-mode AD: dual numbers, column colouring, sparse Jacobians.
 //
 //   forward/dual.hpp            Dual<N, T>: value + N partials, arithmetic, elementary

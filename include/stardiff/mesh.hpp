@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh.hpp — umbrella of the structured-mesh DSL (blocks, dats, stencils, loops).
 #pragma once
 #include "stardiff/mesh/block.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow.hpp — umbrella header of the power-flow module.
 #pragma once
 #include "stardiff/powerflow/jacobian.hpp"

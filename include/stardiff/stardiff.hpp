@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/stardiff.hpp — umbrella header: the runtime layer and every module.
 #pragma once
 #include "stardiff/version.hpp"

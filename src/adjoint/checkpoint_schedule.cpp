@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/checkpoint_schedule.cpp — offline binomial (revolve), adapted and online schedules.
 //
 // The offline schedule reverses [a,b) with x_a held and s slots by advancing m steps, storing x_{a+m},

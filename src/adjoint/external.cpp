@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/external.cpp — the non-template parts of external functions (see external.hpp).
 #include "stardiff/adjoint/external.hpp"
 

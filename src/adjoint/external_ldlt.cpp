@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/external_ldlt.cpp — SparseSolve (see sparse_solve.hpp): sparse::Ldlt inside one
 // external-function task (sequential inside it), factors kept between calls and the adjoint.
 #include <cmath>

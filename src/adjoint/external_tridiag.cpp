@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/external_tridiag.cpp — tridiag_solve as an external function (see tridiag.hpp):
 // the batched Thomas kernels of codelets/cpu/mesh/tridiag on tile views or gathered copies.
 #include "stardiff/adjoint/tridiag.hpp"

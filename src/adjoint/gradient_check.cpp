@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/gradient_check.cpp — Taylor remainder and dot-product tests.
 #include "stardiff/adjoint/gradient_check.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/tape.cpp — recording, checkpoint saves and the reverse sweep (see tape.hpp);
 // time steps and checkpointing strategies: tape_steps.cpp.
 #include "stardiff/adjoint/tape.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/tape_internal.hpp — the tape's snapshot type (shared by tape.cpp and tape_steps.cpp).
 #pragma once
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/tape_steps.cpp — time steps, snapshots and the checkpointed reverse sweep
 // (Tape::step, set_checkpointing; see tape.hpp).
 #include <algorithm>

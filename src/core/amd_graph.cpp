@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/core/amd_graph.cpp — see amd_graph.hpp.
 #include "core/amd_graph.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/core/amd_graph.hpp — SuiteSparse AMD on a graph the caller has already built.
 //
 // Contract: amd_graph(n, p, idx, info) orders the symmetric pattern given as CSC of A + A^T

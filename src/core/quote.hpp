@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/core/quote.hpp — how readers quote input text in error messages.
 //
 // Contract: quote_input(s) returns the first 40 bytes of s with every byte outside printable

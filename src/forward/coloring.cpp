@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/forward/coloring.cpp — pattern checks, distance-2 column colouring, seed matrix,
 // decompression (contracts in include/stardiff/forward/coloring.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/forward/jacobian_plan.cpp — the evaluation plans (Colored, RowLocal) of SparseJacobian
 // (contract in include/stardiff/forward/sparse_jacobian.hpp).
 //

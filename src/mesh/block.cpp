@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/mesh/block.cpp — Block tiling, Range and Stencil (see stardiff/mesh/block.hpp).
 #include "stardiff/mesh/block.hpp"
 

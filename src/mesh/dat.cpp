@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/mesh/dat.cpp — tiled storage of a Dat, halo exchanges, host copies (see dat.hpp).
 #include "stardiff/mesh/dat.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/mesh/par_loop.cpp — argument checks, tile ranges and halo decisions of par_loop.
 #include "stardiff/mesh/par_loop.hpp"
 

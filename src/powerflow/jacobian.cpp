@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/jacobian.cpp — Jacobian problem set-up, pattern, colouring maps, sequential
 // evaluations.
 #include "stardiff/powerflow/jacobian.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/klu.cpp — see stardiff/powerflow/klu.hpp.
 #include "stardiff/powerflow/klu.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/matpower_reader.cpp — MATPOWER case-file parser (see powerflow/matpower.hpp).
 //
 // A small MATLAB-subset scanner: statements `NAME.FIELD = VALUE;`, VALUE a numeric matrix

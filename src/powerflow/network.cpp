@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/network.cpp — Ybus (makeYbus), Sbus (makeSbus), bustypes, Newton indexing.
 #include "stardiff/powerflow/network.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/newton.cpp — powerflow::solve: MATPOWER's runpf loop (network set-up, a
 // NewtonSystem per set of bus types, Q-limit rounds, the result); see newton_internal.hpp.
 #include "stardiff/powerflow/newton.hpp"

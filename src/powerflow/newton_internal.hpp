@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/newton_internal.hpp — the pieces of powerflow::solve (newton.cpp runs
 // MATPOWER's runpf loop over them):
 //  * NewtonSystem (newton_system.cpp) owns everything that depends on one set of bus types:

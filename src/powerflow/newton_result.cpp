@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/newton_result.cpp — the solved network state per Case bus (see newton_internal.hpp).
 #include <cmath>
 

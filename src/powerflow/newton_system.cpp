@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/newton_system.cpp — NewtonSystem: set-up steps and the task chain of one
 // Newton solve (see newton_internal.hpp).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/pf_view.hpp — builds the kernel views (cpu::PfView, cpu::PfJacMap) over
 // a Network, PfIndex, Sbus, JacobianPattern and JacobianColoring (borrowed pointers).
 #pragma once

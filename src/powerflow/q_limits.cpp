@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/powerflow/q_limits.cpp — MATPOWER's Q-limit rounds (enforce_q_lims = 1, legacy runpf)
 // between Newton solves: pfsoln's generator Q, then the violators switched to PQ.
 #include <algorithm>

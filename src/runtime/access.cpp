@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/access.cpp — names of access modes and handle kinds.
 #include "stardiff/runtime/access.hpp"
 

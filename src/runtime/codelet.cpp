@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/codelet.cpp — Codelet bookkeeping, signature checks, task failures.
 #include "stardiff/runtime/codelet.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/handle.cpp — Handle, Partition and HostAccess (StarPU parts delegated
 // to src/runtime/starpu/starpu_data.cpp through handle_impl.hpp).
 #include "stardiff/runtime/handle.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/handle_impl.hpp — internal state of handles and codelets, and the
 // seam to the StarPU layer (src/runtime/starpu/*.cpp implements the starpu_* hooks).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/host_step.cpp — WorkerStep / run_on_worker: a host function as one task
 // (see executor.hpp).
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/recording_executor.cpp — records the submitted task graph.
 //
 // Edges follow StarPU's implicit rules per handle: a reader depends on the last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/sequential_executor.cpp — runs each task at submission.
 #include <exception>
 #include <vector>

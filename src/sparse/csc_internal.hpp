@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/csc_internal.hpp — from_triplets with the caller's report of an entry given in
 // both triangles (the Matrix Market reader names file lines instead of triplet positions).
 #pragma once

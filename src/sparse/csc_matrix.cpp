@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/csc_matrix.cpp — CSC narrowing and construction from triplets, y = A x,
 // ||A||_inf.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt.cpp — the Ldlt facade: options, analysis, factorization as tasks.
 //
 // Contract: see stardiff/sparse/ldlt.hpp. factorize() first runs one preparation task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_internal.hpp — private data of the sparse LDL^T solver.
 //
 // Contract:

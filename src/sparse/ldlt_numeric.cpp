@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_numeric.cpp — multifrontal assembly, supernode factorization, solves.
 //
 // Contract (see ldlt_internal.hpp):

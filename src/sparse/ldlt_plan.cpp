@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_plan.cpp — the task plan of the sparse LDL^T factorization.
 //
 // Contract: plan_tasks() cuts the assembly tree (postorder) into tasks (see "Plan" in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_rcond.cpp — Ldlt::rcond: LAPACK's dlacn2 (Hager-Higham) driven with
 // unrefined solves on the equilibrated matrix (see ldlt.hpp).
 #include <lapacke.h>

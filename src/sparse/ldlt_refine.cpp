@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_refine.cpp — the refined solve: triangular solves as tasks (one forward
 // and one backward task per plan entry; simplicial: one task, on the caller when tiny),
 // refinement (x += A^-1 r) while the backward error falls by at least half, then FGMRES

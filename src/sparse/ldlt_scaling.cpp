@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_scaling.cpp — Ruiz equilibration, scaled values and diagonals (see ldlt_state.hpp).
 #include <cblas.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_simplicial.cpp — simplicial mode: SuiteSparse LDL (up-looking, diagonal
 // pivots) on P S A S P^T, its acceptance test (see LdltOptions::simplicial_switch and
 // try_unpivoted) and its solves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_state.hpp — what the Ldlt facade and its parts share (private).
 //
 // Ldlt::State holds one solver's analysis, factors and reports. The parts: ldlt.cpp

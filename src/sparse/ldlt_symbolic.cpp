@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_symbolic.cpp — analysis for the sparse LDL^T solver.
 //
 // Contract: analyze_pattern() takes the lower-triangle pattern of a symmetric matrix and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_tasks.cpp — see ldlt_tasks.hpp.
 #include "sparse/ldlt_tasks.hpp"
 

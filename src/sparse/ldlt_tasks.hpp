@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_tasks.hpp — the sparse LDL^T factorization and solve as tasks of the plan.
 //
 //   cl_ldlt_subtree: factorizes a postorder range of supernodes (a small subtree, or one

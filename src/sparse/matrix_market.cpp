@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/matrix_market.cpp — Matrix Market reader (.mtx, gzip-compressed .mtx.gz).
 //
 // Contract (see matrix_market.hpp):

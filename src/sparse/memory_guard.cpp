@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/memory_guard.cpp — available memory (/proc/meminfo's MemAvailable, else
 // sysconf) and the up-front refusal of requests beyond it (see memory_guard.hpp).
 #include "sparse/memory_guard.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/memory_guard.hpp — requests beyond the machine's memory are refused up front
 // (an Error naming the size, the estimate and what is available), not found out by the
 // OOM killer. The estimates are lower bounds of what the phase allocates.

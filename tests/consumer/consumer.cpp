@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/consumer/consumer.cpp — uses the installed stardiff: runs a two-task graph on
 // StarPU and on the sequential executor and checks the answer. Exit 0 on success.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/cuda/test_cuda_blas1.cpp — the CUDA level-1 kernels agree with the CPU ones on a
 // device; skips cleanly when no CUDA device is usable.
 #include <cuda_runtime.h>

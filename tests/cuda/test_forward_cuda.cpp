@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/cuda/test_forward_cuda.cpp — the CUDA instantiation of sparse_jacobian_cuda
 // (Bratu residual, Dual<8> chunks) gives the analytic Jacobian to 1e-12 relative and the
 // CPU residual to 1e-13; skips when the kernels are not built or no device is present.

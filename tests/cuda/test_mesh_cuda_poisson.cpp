@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/cuda/test_mesh_cuda_poisson.cpp — the CUDA Poisson Jacobi loop and its adjoint
 // (atomic scatter) agree with the CPU mesh loops on one tile (1e-14 relative); skips
 // without a CUDA device.

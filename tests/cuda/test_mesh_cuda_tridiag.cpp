@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/cuda/test_mesh_cuda_tridiag.cpp — the CUDA batched tridiagonal solve and its adjoint agree
 // with the CPU kernels on the same strided boxes along each axis (1e-12 relative; the kernels use
 // the same operation order without contraction) and report the same bad pivot; skips without a

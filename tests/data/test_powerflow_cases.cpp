@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_powerflow_cases.cpp — every MATPOWER case of ../shared/data/matpower:
 // Newton converges and matches solutions/<case>.pf.csv (|dVm| <= 1e-6 p.u., |dVa| <= 1e-5 deg,
 // same iteration count as MATPOWER), with Q limits matches solutions_qlim/ (voltages and final

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_powerflow_coloring_matpower.cpp — colouring counts on real power-flow
 // Jacobian patterns of ../shared/data/matpower cases (the powerflow module's reader and
 // pattern: rows [P(pv); P(pq); Q(pq)], columns [Va(pv); Va(pq); Vm(pq)], each block the

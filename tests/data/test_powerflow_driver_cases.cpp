@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_powerflow_driver_cases.cpp — stardiff-pf on shared MATPOWER cases: the CSV
 // of case9241pegase (AD Jacobians, StarPU) and of case14 with --qlim match MATPOWER's
 // solutions (|dVm| <= 1e-6, |dVa| <= 1e-5 deg), JSON reports 84 colours (best) and 85 with

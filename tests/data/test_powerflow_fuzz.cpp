@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_powerflow_fuzz.cpp — fuzz-style robustness: random mutations of real
 // MATPOWER case files (characters, numbers, lines, truncation); the built-in pf6 case is
 // fuzzed by tests/unit/test_powerflow_fuzz_builtin.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_sparse_reader_shared.cpp — the Matrix Market reader on every matrix in
 // $STARDIFF_SHARED_DATA/matrices: sizes, stored counts and inserted diagonal zeros as
 // documented in SOURCES.md, every value equal to an independent iostream parse, read time

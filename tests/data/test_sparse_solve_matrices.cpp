@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/data/test_sparse_solve_matrices.cpp — Ldlt on every matrix of
 // $STARDIFF_SHARED_DATA/matrices (skipped when absent).
 //

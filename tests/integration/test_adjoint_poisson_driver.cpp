@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/integration/test_adjoint_poisson_driver.cpp — stardiff-poisson end to end: its
 // --probe adjoints equal central differences of its own --perturb runs (h = 1, exact
 // for the quadratic E: rel. err <= 1e-8), and StarPU and sequential executors print

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/integration/test_powerflow_driver.cpp — stardiff-pf on the built-in pf6 case: exit
 // codes (0 converged, 1 not converged with JSON still printed, 2 bad input/usage with the
 // message naming FILE:LINE), --json prints exactly one JSON object with the documented keys,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_adjoint_checkpointing_starpu.cpp — checkpointed tapes as StarPU tasks give
 // bitwise the sequential save-all gradients (Revolve, online, fewer steps; Poisson and the
 // nonlinear stencil with reductions in the steps), under whichever STARPU_SCHED ctest sets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_adjoint_external_starpu.cpp — external functions as StarPU tasks give bitwise
 // the sequential executor's results: tridiag_solve along every axis of 2-D/3-D dats (per-tile
 // tasks and the all-tiles task, stored outputs and recomputation, in place) and SparseSolve

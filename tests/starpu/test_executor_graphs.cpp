@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_executor_graphs.cpp — StarPU runs of small graphs equal the
 // sequential executor's results: a diamond, a long RW chain, a partitioned vector,
 // COMMUTE accumulation and a REDUX reduction. Run under eager, lws and dmda (ctest).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_forward_jacobian_starpu.cpp — SparseJacobian under the StarPU executor gives
 // bitwise the sequential executor's Jacobian values and residual (Bratu with convection,
 // several chunk widths and block counts, repeated calls with changing x, and a

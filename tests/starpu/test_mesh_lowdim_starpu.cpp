@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_mesh_lowdim_starpu.cpp — low-dimensional dats and MIN/MAX adjoints
 // as StarPU tasks give bitwise the sequential executor's results (primal, adjoints of
 // celldx/celldy summed per tile then in tile order, arg-extremum seeds), run to run,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_mesh_starpu.cpp — mesh loops and their adjoints as StarPU tasks give
 // bitwise the sequential executor's results (Poisson, the 1-D and 3-D cases), under
 // whichever STARPU_SCHED ctest sets (eager, lws, dmda); the known answer E holds;

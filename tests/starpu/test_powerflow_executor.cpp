@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_powerflow_executor.cpp — Newton power flow under the StarPU executor
 // equals the sequential executor bit for bit (rows are computed independently, KLU sees the
 // same matrix): built-in pf6 with 1, 2 and 3 bus blocks, with and without Q limits, and

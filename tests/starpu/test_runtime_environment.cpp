@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_runtime_environment.cpp — STARPU_* variables that StarPU would abort
 // on (or silently misread) are refused by Runtime with an Error naming the variable,
 // before StarPU starts; the process keeps going and a later Runtime starts normally.

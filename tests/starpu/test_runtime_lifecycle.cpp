@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_runtime_lifecycle.cpp — Runtime RAII and misuse: a second live
 // runtime, StarPU failing to start, handles outliving their runtime, STARPU_HOME and
 // BLAS threading. Each test owns its runtime (no global one in this binary).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_sparse_ldlt_starpu.cpp — the LDL^T factorization as StarPU tasks equals
 // the sequential executor's bitwise (factor hash, pivot statistics, solutions, condition
 // estimate) on an SPD 3-D Laplacian, an indefinite KKT system with delayed pivots, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/error_text.hpp — the message of the stardiff::Error a statement throws.
 //
 // error_of(f) runs f and returns the Error's what(), or "(no error)" if none was thrown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/scoped_env.hpp — sets an environment variable for a scope and restores the
 // previous value (or its absence) on exit.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_api.cpp — the tape's safety rules: adjoints do not carry over
 // between tapes (unless set_accumulate), verify mode catches a wrong adjoint_reads mask
 // and leaves correct ones bitwise alone, adjoints read before reverse() and dats destroyed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_cases.hpp — 1-D and 3-D recorded computations shared by the
 // unit tests (sequential executor, hand-derived gradients) and the StarPU tests
 // (bitwise equality across schedulers). Each case exercises INC, reductions and an

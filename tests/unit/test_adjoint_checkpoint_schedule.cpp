@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_checkpoint_schedule.cpp — checkpoint schedules run on an abstract state:
 // offline revolve (valid, recomputations equal to the binomial formula), runs shorter than declared,
 // the online strategy (valid, never below the optimum; ratio table printed), bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_checkpointing.cpp — Tape::step with Revolve and online checkpointing:
 // gradients bitwise equal to save-all (Poisson; the nonlinear stencil whose adjoint reads u, with
 // reductions inside the steps and a recorded prefix), recomputation counts equal to the

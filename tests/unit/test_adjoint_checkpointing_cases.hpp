@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_checkpointing_cases.hpp — Poisson and the nonlinear stencil recorded
 // as time steps under a checkpointing strategy (unit and StarPU checkpointing tests share them).
 #pragma once

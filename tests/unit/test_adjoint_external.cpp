@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_external.cpp — external functions (stardiff/adjoint/external.hpp) on the
 // sequential executor: tridiag_solve along every axis of 2-D/3-D dats solves each line (residual),
 // is independent of the tiling (bitwise), passes a dot-product test and central finite differences

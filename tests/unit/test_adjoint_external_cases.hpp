@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_external_cases.hpp — external-function cases shared by the unit and
 // StarPU tests: a batched tridiagonal solve along an axis with J = <w, x> (x's adjoint seeded
 // with w), and a sparse 2-D solve (5-point matrix, values as a 3-component dat) with J = <w, x>.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_loops.cpp — 1-D and 3-D recorded loops (INC, SUM/MAX
 // reductions, active scalars, multi-component dats, stencils across tiles) against
 // hand-derived gradients, across tile counts, save policies, and a Taylor test (3-D).

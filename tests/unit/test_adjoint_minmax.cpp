@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_minmax.cpp — MIN/MAX reduction adjoints go to the arg-extremum
 // (the lowest point in (k, j, i) order on ties, the earlier loop across loops), bitwise
 // equal across tile counts 1/2/3/7, in 1-, 2- and 3-D; finite differences and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_poisson.cpp — the Poisson problem under the sequential executor:
 // known answer E; dE/df and dE/du0 against central differences with h = 1 (E is
 // quadratic, so exact up to round-off: rel. err <= 1e-8); 1, 2, 7 tiles give bitwise the

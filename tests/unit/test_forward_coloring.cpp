@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_forward_coloring.cpp — distance-2 column colouring: validity and counts
 // (natural, lf, sl, id, best; never below the row lower bound) on patterns with known
 // optimal counts and on random patterns, an invalid colouring detected, seed matrix and

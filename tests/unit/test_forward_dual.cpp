@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_forward_dual.cpp — Dual<N>: every elementary function against central
 // finite differences and its analytic derivative, arithmetic identities, mixed scalar
 // forms, value faithfulness (dual value == double evaluation bitwise) and nested duals

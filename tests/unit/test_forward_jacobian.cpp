@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_forward_jacobian.cpp — SparseJacobian on the 2-D Bratu residual (with
 // convection) under the sequential executor: CSC values equal the analytic Jacobian to
 // 1e-12 relative for chunk widths 1..64 and several block counts, F from the dual sweep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_errors.cpp — bad input gives clear stardiff::Error naming the loop,
 // argument or tape: reads beyond the halo, writes with stencils, ranges outside dats,
 // dats of another block, tiles thinner than the halo, missing or mismatched adjoints,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_large_tile.cpp — a tile large enough for streaming stores
 // (>= 8 MiB per output, see stream_worthwhile) gives the values of a direct host
 // evaluation of the same Jacobi sweep (to 1e-15, allowing FMA contraction), halo rows untouched.

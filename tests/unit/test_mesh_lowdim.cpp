@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_lowdim.cpp — low-dimensional dats (DatOptions::axes): celldx(x) and
 // celldy(y) read broadcast on a 2-D block give bitwise the full-dat reference; their
 // adjoints (summed along the missing axes) against the reference, finite differences and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_lowdim_cases.hpp — recorded computations on low-dimensional dats
 // (celldx(x), celldy(y) on a 2-D block, CloverLeaf style) and MIN/MAX reductions with
 // ties, shared by the unit tests (sequential executor) and the StarPU tests (bitwise

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_reduction_cases.hpp — SUM/MIN/MAX reductions over 1-, 2- and 3-D
 // blocks for a given tile count (shared by the unit and the StarPU reduction tests).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_reductions.cpp — a reduction's value does not depend on the tiling:
 // SUM, MIN and MAX over 1-, 2- and 3-D blocks (ranges reaching into halos) give bitwise
 // the same value for tiles = 1, 2, 3, 7 (row partials folded in row order); so do the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_mesh_tridiag.cpp — batched tridiagonal kernels (codelets/cpu/mesh/tridiag):
 // solves along each axis of 2-D/3-D boxes with halos and non-unit strides match LAPACKE_dgtsv per
 // line (1e-13 relative) and leave halos alone; the adjoint passes a dot-product test (1e-12) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_powerflow_matpower.cpp — the MATPOWER reader: the built-in pf6 case
 // (arbitrary ids, continuation, two rows on a line, cell array with quotes, out-of-service
 // rows dropped) and every class of malformed input, each a stardiff::Error naming FILE:LINE;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_powerflow_newton.cpp — Ybus/Sbus against hand formulas, the Jacobian set-up
 // (make_jacobian_problem), the Newton Jacobian (AD = analytic to 1e-12, = finite differences
 // to 1e-6, = the generic forward::SparseJacobian over the templated residual, which keeps to

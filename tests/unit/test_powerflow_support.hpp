@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_powerflow_support.hpp — helpers for the power-flow tests: paths of the
 // built-in case (apps/pf/testdata/pf6.m) and the shared MATPOWER data, CSV/MTX readers, and
 // an independent mismatch computation from a result (p.u.) used as a check, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_runtime_handles.cpp — handles, partitions, the sequential and
 // recording executors without any StarPU runtime.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_csc_ops.cpp — CscMatrix construction and operations against a
 // dense reference: from_triplets (sorting, duplicate sums, mirroring, an entry given in
 // both triangles, errors), y = A x

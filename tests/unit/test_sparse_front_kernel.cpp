@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_front_kernel.cpp — the dense front kernel (front_ldlt_cpu) alone.
 //
 // On random SPD, indefinite and KKT fronts (m rows, p fully summed, several block sizes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_ldlt_dense.cpp — Ldlt against dense references (no runtime).
 //
 // Inertia is compared with the signs of LAPACKE_dsyev eigenvalues (exact counts) on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_reader_fuzz.cpp — fuzz-style robustness of the Matrix Market
 // reader on a built-in text: thousands of random mutations (byte flips, truncations,
 // line deletions/duplications/swaps, swapped numbers, odd values, junk bytes, damaged

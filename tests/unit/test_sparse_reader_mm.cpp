@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_reader_mm.cpp — Matrix Market reader on small hand-written files:
 // exact values and patterns for symmetric/general/pattern/integer files, duplicates,
 // missing diagonals, explicit zeros, gzip by magic bytes, and "name:line: what" errors

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_sparse_reader_support.hpp — helpers for the Matrix Market reader tests:
 // in-memory gzip, CSC invariant checks, and the mutation engine of the fuzz tests.
 //

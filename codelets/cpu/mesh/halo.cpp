@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/mesh/halo.cpp — see halo.hpp.
 #include "cpu/mesh/halo.hpp"
 

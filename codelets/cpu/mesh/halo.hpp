@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/mesh/halo.hpp — tile halo kernels on plain pointers (no StarPU types).
 //
 // A tile buffer holds d_m ghost rows, n interior rows, d_p ghost rows (row = row_len

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/mesh/tridiag.cpp — see tridiag.hpp. Lines are taken in groups of kTridiagGroup
 // neighbours along the other axis with the smaller stride of d (rows of a group share cache
 // lines); each line's arithmetic is the same whatever its group, so results do not depend on it.

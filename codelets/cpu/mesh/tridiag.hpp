@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/mesh/tridiag.hpp — batched tridiagonal solves (Thomas, no pivoting) along one
 // axis of a 2-D/3-D strided box, and their adjoint, on plain pointers (no StarPU types).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/mesh/tridiag_box.hpp — the box and array descriptors of the batched
 // tridiagonal kernels, shared by the CPU kernels (tridiag.hpp) and their CUDA twins
 // (codelets/cuda/mesh/tridiag.cuh). Plain structs; their meaning is stated in tridiag.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/powerflow/pf_kernels.cpp — see pf_kernels.hpp.
 #include "cpu/powerflow/pf_kernels.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/powerflow/pf_kernels.hpp — power-flow kernels on plain arrays (no StarPU types).
 //
 // All kernels work on a block [k0, k1) of positions in the bus list [pv; pq] (PfView::pvpq).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_assembly.cpp — see front_assembly.hpp.
 #include "cpu/sparse/front_assembly.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_assembly.hpp — assembly kernels of a frontal matrix (no library state).
 //
 // F is m x m column-major (ld = m); only its lower triangle is written. A contribution

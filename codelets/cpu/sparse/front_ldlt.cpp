@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_ldlt.cpp — blocked threshold-pivoting LDL^T of a front.
 //
 // Contract: see front_ldlt.hpp. Structure: passes over the fully-summed columns in

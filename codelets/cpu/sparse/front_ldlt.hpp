@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_ldlt.hpp — dense LDL^T of a frontal matrix (no StarPU types).
 //
 // front_ldlt_cpu(F, m, p, opts, perm, d, e, piv, counts):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_solve.cpp — see front_solve.hpp.
 #include "cpu/sparse/front_solve.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cpu/sparse/front_solve.hpp — triangular solves with one factorized front (no library state).
 //
 // A front's factor: L, m x ne column-major (ld = m), unit lower in its first ne rows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cuda/forward/sparse_jacobian.cuh — the coloured dual Jacobian of a generic
 // residual on a CUDA device, as templates a user's .cu instantiates for its functor.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cuda/mesh/poisson_stencil.cu — see poisson_stencil.cuh. One thread per point,
 // 2-D grid of 32 x 8 blocks (x = contiguous rows).
 #include "cuda/mesh/poisson_stencil.cuh"

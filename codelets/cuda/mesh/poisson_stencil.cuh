@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cuda/mesh/poisson_stencil.cuh — CUDA twins of the Poisson Jacobi loop and its
 // adjoint on one tile (no StarPU types; asynchronous on `stream`).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cuda/mesh/tridiag.cu — see tridiag.cuh. One thread per line, blocks of 128 threads.
 #include "cuda/mesh/tridiag.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/cuda/mesh/tridiag.cuh — CUDA twins of codelets/cpu/mesh/tridiag.hpp (no StarPU types;
 // asynchronous on `stream`): batched Thomas solves along one axis of a strided box and their adjoint.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/starpu/mesh/cl_halo.cpp — unpack tile buffers, call cpu:: halo kernels.
 #include "starpu/mesh/cl_halo.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/starpu/mesh/cl_halo.hpp — codelets and insertion functions for tile halos
 // and checkpoint copies (buffers are the tiles' vector handles).
 //

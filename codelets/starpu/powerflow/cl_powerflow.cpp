@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/starpu/powerflow/cl_powerflow.cpp — unpack buffers, call the cpu:: power-flow kernels.
 #include "starpu/powerflow/cl_powerflow.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // codelets/starpu/powerflow/cl_powerflow.hpp — power-flow codelets and insertion functions.
 //
 // One Newton iteration k is the task chain J_k -> L_k -> U_k -> M_k over these codelets,

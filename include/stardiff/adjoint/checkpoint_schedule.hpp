@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/checkpoint_schedule.hpp — time-step checkpointing schedules (pure algorithm).
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/external.hpp — external functions: user code with a user adjoint, run as
 // tasks on declared dats and recorded on the active tape (OPS ops_execute_external_function).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/gradient_check.hpp — Taylor and dot-product tests of recorded adjoints.
 //
 // Contract:

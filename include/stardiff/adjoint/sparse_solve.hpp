@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/sparse_solve.hpp — a sparse symmetric solve x = M^{-1} b with sparse::Ldlt
 // as an external function whose adjoint reuses the factors.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/tape.hpp — the loop-level tape (OPS ops_dag / ops_interpret_adjoints).
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/adjoint/tridiag.hpp — batched tridiagonal solves along one axis of a dat, as an
 // external function with its adjoint (Thomas per line, no pivoting).
 //

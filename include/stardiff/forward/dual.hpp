@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/forward/dual.hpp — forward-mode dual numbers Dual<N, T>: a value and N partials.
 //
 // Contract:

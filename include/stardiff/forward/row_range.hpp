@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/forward/row_range.hpp — the half-open row range [begin, end) a residual evaluates.
 //
 // Contract: a residual functor for SparseJacobian has the form

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/forward/sparse_jacobian.hpp — coloured forward-mode sparse Jacobians of a
 // residual written once as a template on the scalar type, evaluated as tasks.
 //

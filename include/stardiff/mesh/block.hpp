@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/block.hpp — structured blocks, iteration ranges and stencils (OPS model).
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/dat.hpp — data on a block (OPS ops_dat), stored as one handle per tile.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/par_loop.hpp — loops over a block as tasks, with loop-level adjoints.
 //
 // Contract:

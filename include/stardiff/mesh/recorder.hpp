@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/recorder.hpp — what a recorded loop looks like to a tape.
 //
 // Contract:

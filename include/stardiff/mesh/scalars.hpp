@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/scalars.hpp — global reductions and active scalars of structured loops.
 //
 // Contract:

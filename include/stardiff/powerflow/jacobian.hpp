@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/jacobian.hpp — the Newton Jacobian: pattern, colouring, values.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/klu.hpp — KLU (SuiteSparse) on a fixed pattern: analyze once, factor,
 // refactor, solve; the sparse LU behind powerflow::solve, for Newton loops of one's own.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/matpower.hpp — MATPOWER case files (format version 2).
 //
 // Contract:

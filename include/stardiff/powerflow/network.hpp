@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/network.hpp — Ybus, Sbus and the Newton variable/row numbering.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/newton.hpp — Newton–Raphson AC power flow (polar, power balance).
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/powerflow/residual.hpp — the power-balance residual, written once on the scalar type.
 //
 // Contract: PfResidual is a residual functor in the form forward::SparseJacobian expects:

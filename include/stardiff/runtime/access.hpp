@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/access.hpp — data access modes of a task (StarPU's, without StarPU).
 //
 // R, W, RW as usual; RW|COMMUTE: tasks may run in any order relative to each other

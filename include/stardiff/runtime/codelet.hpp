@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/codelet.hpp — a kernel with its CPU (and CUDA) implementations.
 //
 // Contract (Chameleon's kernel -> codelet -> insert seam):

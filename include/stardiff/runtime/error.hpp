@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/error.hpp — the one exception type of stardiff.
 //
 // Contract: API misuse, bad input and environment failures throw stardiff::Error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/executor.hpp — how algorithms submit work.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/handle.hpp — data handles: memory a task may read or write.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/runtime/runtime.hpp — the StarPU runtime (RAII) and the StarPU executor.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/sparse/csc_matrix.hpp — compressed sparse column matrices.
 //
 // Contract: CscMatrix<I> holds an n_rows x n_cols matrix in CSC form: col_ptr (n_cols+1,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/sparse/ldlt.hpp — sparse symmetric LDL^T: analysis, factorization, solve.
 //
 // Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/sparse/matrix_market.hpp — Matrix Market reader (.mtx and .mtx.gz).
 //
 // Contract: reads `coordinate real|integer|pattern` with `symmetric` or `general`

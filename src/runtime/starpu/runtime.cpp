@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/starpu/runtime.cpp — Runtime (starpu_init/shutdown), build facts, executors.
 #include "stardiff/runtime/runtime.hpp"
 

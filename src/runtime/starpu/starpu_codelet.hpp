@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/starpu/starpu_codelet.hpp — the StarPU side of a stardiff Codelet.
 //
 // One starpu_codelet per (Codelet, runtime generation) for ordinary tasks

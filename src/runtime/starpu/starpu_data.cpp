@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/starpu/starpu_data.cpp — registration, acquire, partitioning of handles.
 #include <starpu.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/starpu/starpu_executor.cpp — StarpuExecutor and the codelet trampoline.
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // src/runtime/starpu/topology.cpp — hwloc summary of the machine (for stardiff-info).
 #include <hwloc.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/core/blas1.cpp — see blas1.hpp.
 #include "support/core/blas1.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/core/blas1.hpp — level-1 vector kernels on plain pointers (no StarPU types).
 //
 //   axpy_cpu:  y[i] += alpha * x[i]          for i < n

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/core/cl_blas1.cpp — unpack buffers, call cpu:: (or cuda::) kernels.
 #include "support/core/cl_blas1.hpp"
 

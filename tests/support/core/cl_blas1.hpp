@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/core/cl_blas1.hpp — codelets and insertion functions for level-1 kernels.
 //
 //   insert_axpy(exec, alpha, x, y): y += alpha x      (x: R, y: RW), vectors of double

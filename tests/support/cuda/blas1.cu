@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/cuda/blas1.cu — see blas1.cuh. Grid-stride loops, one launch per call.
 #include "support/cuda/blas1.cuh"
 

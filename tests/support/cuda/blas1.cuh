@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/cuda/blas1.cuh — CUDA twins of support/core/blas1.hpp, asynchronous on `stream`.
 #pragma once
 #include <cstddef>

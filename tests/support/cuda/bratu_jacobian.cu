@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/cuda/bratu_jacobian.cu — see bratu_jacobian.cuh.
 #include <cstdio>
 #include <vector>

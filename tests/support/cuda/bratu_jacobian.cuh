@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/cuda/bratu_jacobian.cuh — the concrete CUDA instantiation of
 // sparse_jacobian_cuda for the Bratu test residual (chunk width 8). CUDA code only;
 // host C++ uses bratu_jacobian_host.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/cuda/bratu_jacobian_host.hpp — host-to-host entry of the Bratu CUDA
 // Jacobian (plain C++, no CUDA types): copies the pattern, colouring and x to the device,
 // runs bratu_jacobian_cuda, copies the CSC values and f back. Returns 0, 2 when no

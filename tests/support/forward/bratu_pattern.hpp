@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/forward/bratu_pattern.hpp — pattern and analytic Jacobian of BratuResidual,
 // and a reproducible random state to evaluate them at (host only; see bratu_residual.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/forward/bratu_residual.hpp — a test residual for SparseJacobian: the 2-D
 // Bratu problem with a convection term on the unit square, nx x ny interior points,
 // zero Dirichlet boundary, h = 1/(nx+1), hy = 1/(ny+1), unknown u(i, j) = x[i + nx·j]:

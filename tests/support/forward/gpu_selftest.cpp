@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/forward/gpu_selftest.cpp — see gpu_selftest.hpp.
 #include "support/forward/gpu_selftest.hpp"
 

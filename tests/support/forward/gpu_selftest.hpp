@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/forward/gpu_selftest.hpp — test hook: the Bratu Jacobian computed by the
 // CUDA instantiation of sparse_jacobian_cuda, callable from code built without CUDA.
 // Returns 0 on success, 1 when the CUDA kernels are not compiled in, 2 without a usable

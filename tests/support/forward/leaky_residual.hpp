@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/support/forward/leaky_residual.hpp — a tridiagonal residual that may read x outside
 // its tridiagonal pattern: f_i = x_i^2 + 0.5 x_{i-1} - 0.25 x_{i+1} + sum of w·x_j over the
 // extra reads (row i, column j, weight w) it is given. With no extra read it keeps to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/detail/loop_dispatch.hpp — compile-time facts about argument lists, the
 // activity-mask dispatch of adjoints, the tile bodies and their codelets.
 // Internal to stardiff/mesh/par_loop.hpp, which includes it after its argument types.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/detail/loop_node.hpp — argument checks and binding (src/mesh/par_loop.cpp),
 // the primal submission (submit_loop_tasks), the recorded loop (LoopNode) and par_loop_impl.
 // Internal to stardiff/mesh/par_loop.hpp, which includes it after its argument types.

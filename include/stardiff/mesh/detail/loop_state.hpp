@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/detail/loop_state.hpp — task arguments of a loop tile and the per-argument
 // state that turns tile buffers into the kernel's accessors, row by row.
 // Internal to stardiff/mesh/par_loop.hpp, which includes it after its argument types.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // stardiff/mesh/detail/stream_store.hpp — non-temporal stores of WRITE output rows.
 // Internal to par_loop (used by loop_state.hpp).
 #pragma once
