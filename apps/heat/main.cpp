@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
+#include "five_point_pattern.hpp"
 #include "json.hpp"
 #include "stardiff/adjoint.hpp"
 #include "stardiff/adjoint/sparse_solve.hpp"
@@ -35,6 +37,9 @@ using mesh::Acc;
 using mesh::Dat;
 
 namespace {
+using apps::parse_int;
+using apps::seconds_since;
+using apps::parse_pos_double;
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -49,25 +54,6 @@ void usage(FILE* f) {
                "Exit 0 ok, 1 non-finite J or a failed check, 2 bad arguments.\n");
 }
 
-bool parse_int(const char* s, long lo, long hi, int& out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno || end == s || *end != '\0' || v < lo || v > hi) return false;
-  out = static_cast<int>(v);
-  return true;
-}
-bool parse_pos_double(const char* s, double& out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(s, &end);
-  if (errno || end == s || *end != '\0' || !(v > 0) || !std::isfinite(v)) return false;
-  out = v;
-  return true;
-}
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // kappa -> M = I + dt A on A's 5-point pattern: M(i,j) = {diagonal, coupling to (i-1,j),
 // coupling to (i,j-1)}; c = dt / h^2. The adjoint is the transposed face rule.
@@ -137,27 +123,8 @@ struct Heat {
   double x(int i) const { return (i + 1) * h; }
   // A fresh solver: analysis of M's pattern (node p = i + n j); factors come with the first solve.
   void new_solver() {
-    sparse::CscMatrix32 A;
     std::vector<SparseSolve::Entry> where;
-    A.n_rows = A.n_cols = n * n;
-    A.symmetric_lower = true;
-    A.col_ptr.push_back(0);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const int p = i + n * j;
-        A.row_idx.push_back(p);
-        where.push_back({i, j, 0, 0});
-        if (i + 1 < n) {
-          A.row_idx.push_back(p + 1);
-          where.push_back({i + 1, j, 0, 1});
-        }
-        if (j + 1 < n) {
-          A.row_idx.push_back(p + n);
-          where.push_back({i, j + 1, 0, 2});
-        }
-        A.col_ptr.push_back(static_cast<std::int32_t>(A.row_idx.size()));
-      }
-    A.values.assign(A.row_idx.size(), 0.0);
+    sparse::CscMatrix32 A = apps::five_point_lower(n, where);
     solver.reset();
     solver = std::make_unique<SparseSolve>("heat_ldlt", std::move(A), std::move(where));
   }

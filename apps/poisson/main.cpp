@@ -23,12 +23,15 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "json.hpp"
 #include "poisson_problem.hpp"
 
 using namespace stardiff;
 
 namespace {
+using apps::parse_int;
+using apps::seconds_since;
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: stardiff-poisson [--nx N] [--ny N] [--iters K] [--tiles T] [--adjoint]\n"
@@ -41,18 +44,7 @@ void usage(FILE* f) {
                "--json: one JSON object on stdout. Exit 0 ok, 1 non-finite E, 2 bad arguments.\n");
 }
 
-bool parse_int(const char* s, long lo, long hi, int& out) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno || end == s || *end != '\0' || v < lo || v > hi) return false;
-  out = static_cast<int>(v);
-  return true;
-}
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Perturb {
   bool on = false;

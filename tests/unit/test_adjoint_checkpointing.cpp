@@ -10,15 +10,7 @@
 using namespace stardiff;
 using ckpt_cases::Result;
 
-namespace {
-void expect_same(const Result& a, const Result& b, const std::string& what) {
-  SCOPED_TRACE(what);
-  EXPECT_EQ(a.E, b.E);
-  EXPECT_EQ(a.M, b.M);
-  EXPECT_EQ(a.du, b.du);
-  EXPECT_EQ(a.df, b.df);
-}
-}  // namespace
+using ckpt_cases::expect_same;
 
 TEST(AdjointCheckpointing, PoissonRevolveBitwiseEqualsSaveAll) {
   SequentialExecutor ex;

@@ -2,6 +2,8 @@
 // tests/unit/test_adjoint_checkpointing_cases.hpp — Poisson and the nonlinear stencil recorded
 // as time steps under a checkpointing strategy (unit and StarPU checkpointing tests share them).
 #pragma once
+#include <gtest/gtest.h>
+
 #include <vector>
 
 #include "nonlinear_diffusion.hpp"
@@ -88,6 +90,15 @@ inline std::int64_t schedule_count(const Checkpointing& c, std::int64_t ran) {
   for (std::int64_t k = 0; k < ran; ++k) s.forward_boundary(k);
   s.finish(ran);
   return s.totals().recomputed;
+}
+
+// Gradients and values of two runs are bitwise equal (what names the pair in failures).
+inline void expect_same(const Result& a, const Result& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(a.E, b.E);
+  EXPECT_EQ(a.M, b.M);
+  EXPECT_EQ(a.du, b.du);
+  EXPECT_EQ(a.df, b.df);
 }
 
 }  // namespace stardiff::ckpt_cases

@@ -10,6 +10,7 @@
 #include "stardiff/adjoint/sparse_solve.hpp"
 #include "stardiff/adjoint/tridiag.hpp"
 #include "stardiff/mesh.hpp"
+#include "five_point_pattern.hpp"
 
 namespace stardiff::ext_cases {
 
@@ -71,27 +72,7 @@ inline TriResult run_tridiag(Executor& ex, std::vector<int> size, int tiles, int
 // Sparse case: n x n grid, M = I + s L with L the 5-point operator with weights from
 // 3-component values (diag, coupling to i-1, coupling to j-1) held by `vals`.
 inline sparse::CscMatrix32 grid_pattern(int n, std::vector<SparseSolve::Entry>& where) {
-  sparse::CscMatrix32 A;
-  A.n_rows = A.n_cols = n * n;
-  A.symmetric_lower = true;
-  A.col_ptr.push_back(0);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const int p = i + n * j;
-      A.row_idx.push_back(p);
-      where.push_back({i, j, 0, 0});
-      if (i + 1 < n) {
-        A.row_idx.push_back(p + 1);
-        where.push_back({i + 1, j, 0, 1});
-      }
-      if (j + 1 < n) {
-        A.row_idx.push_back(p + n);
-        where.push_back({i, j + 1, 0, 2});
-      }
-      A.col_ptr.push_back(static_cast<std::int32_t>(A.row_idx.size()));
-    }
-  A.values.assign(A.row_idx.size(), 0.0);
-  return A;
+  return apps::five_point_lower(n, where);
 }
 
 struct SparseResult {
