@@ -35,6 +35,7 @@ void Tape::unlink_all() {
   for (auto* d : dats_) d->unlink(this);
   for (auto* r : reds_) r->unlink(this);
   for (auto* s : scalars_) s->unlink(this);
+  for (auto* d : state_) d->unlink(this);  // the state is linked by step(), maybe before any loop
 }
 
 void Tape::forget(const void* object, const std::string& what) {

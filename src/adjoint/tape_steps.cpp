@@ -189,13 +189,15 @@ void Tape::step(const std::vector<std::reference_wrapper<mesh::DatBase>>& state)
   if (boundaries_ == 0) {
     require(!state.empty(), who + ": the first call names the state dats (step({u, ...}))");
     mesh::Block* b = &state.front().get().block();
+    std::vector<mesh::DatBase*> named;  // checked whole before the tape keeps any of it
     for (auto& r : state) {
       mesh::DatBase& d = r.get();
       require(&d.block() == b, who + ": dat '" + d.name() + "' belongs to block '" + d.block().name() +
                                    "', but dat '" + state.front().get().name() + "' to block '" + b->name() +
                                    "' (the state lives on one block)");
-      if (std::find(state_.begin(), state_.end(), &d) == state_.end()) state_.push_back(&d);
+      if (std::find(named.begin(), named.end(), &d) == named.end()) named.push_back(&d);
     }
+    state_ = std::move(named);
     for (auto* d : state_) see(d);
   } else if (!state.empty()) {
     std::vector<mesh::DatBase*> s;
