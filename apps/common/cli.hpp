@@ -4,11 +4,13 @@
 // parse_int(s, lo, hi, out): s is a whole base-10 integer in [lo, hi] (nothing trailing,
 //   no overflow); false otherwise, out untouched.
 // parse_pos_double(s, out): s is a whole finite number > 0; false otherwise.
+// parse_index_pair(s, i, j): s is exactly "I,J" (two integers); false otherwise.
 // seconds_since(t0): wall-clock seconds from t0 to now.
 #pragma once
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace stardiff::apps {
@@ -29,6 +31,11 @@ inline bool parse_pos_double(const char* s, double& out) {
   if (errno || end == s || *end != '\0' || !(v > 0) || !std::isfinite(v)) return false;
   out = v;
   return true;
+}
+
+inline bool parse_index_pair(const char* s, int& i, int& j) {
+  int used = 0;
+  return std::sscanf(s, "%d,%d%n", &i, &j, &used) == 2 && s[used] == '\0';
 }
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
       if (!v || !parse_pos_double(v, dt)) return bad("--dt needs a positive number");
     } else if (arg == "--probe") {
       const char* v = value();
-      int i = 0, j = 0, c = 0;
-      if (!v || std::sscanf(v, "%d,%d%n", &i, &j, &c) != 2 || v[c] != '\0')
+      int i = 0, j = 0;
+      if (!v || !apps::parse_index_pair(v, i, j))
         return bad("--probe needs I,J (0-based cell indices)");
       probes.emplace_back(i, j);
     } else if (arg == "--executor") {

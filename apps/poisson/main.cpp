@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
       if (!v || !parse_int(v, lo, 1L << 20, *dst)) return bad(arg + " needs an integer >= " + std::to_string(lo));
     } else if (arg == "--probe") {
       const char* v = value();
-      int i = 0, j = 0, n = 0;
-      if (!v || std::sscanf(v, "%d,%d%n", &i, &j, &n) != 2 || v[n] != '\0')
+      int i = 0, j = 0;
+      if (!v || !apps::parse_index_pair(v, i, j))
         return bad("--probe needs I,J (0-based interior indices)");
       probes.emplace_back(i, j);
     } else if (arg == "--perturb") {
