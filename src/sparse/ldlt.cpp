@@ -118,9 +118,9 @@ FactorInfo Ldlt::factorize(const CscMatrix64& A, Executor* exec) { return factor
 
 const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   State& st = *s_;
-  detail::require_memory("Ldlt::analyze: n = " + std::to_string(A.n_cols) + " with " + std::to_string(A.nnz()) +
-                             " stored entries",
-                         detail::analysis_bytes(double(A.n_cols), double(A.nnz())));
+  detail::require_memory(detail::analysis_bytes(double(A.n_cols), double(A.nnz())), [&] {
+    return "Ldlt::analyze: n = " + std::to_string(A.n_cols) + " with " + std::to_string(A.nnz()) + " stored entries";
+  });
   st.analyzed = st.factored = false;
   st.nodes.clear();
   st.a = CscMatrix32{};
@@ -155,9 +155,10 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
               A.row_idx.size() == S.a_rowidx.size(),
           "Ldlt::factorize: " + who + " does not have the analysed pattern (n = " + std::to_string(S.n) + ")");
   require(A.values.size() == S.a_rowidx.size(), "Ldlt::factorize: values has the wrong size");
-  detail::require_memory("Ldlt::factorize: n = " + std::to_string(S.n) + ", nnz(L) = " + std::to_string(S.nnz_l) +
-                             ", " + std::to_string(S.ns) + " supernodes",
-                         detail::factor_bytes(double(S.n), double(A.nnz()), double(S.nnz_l), double(S.ns)));
+  detail::require_memory(detail::factor_bytes(double(S.n), double(A.nnz()), double(S.nnz_l), double(S.ns)), [&] {
+    return "Ldlt::factorize: n = " + std::to_string(S.n) + ", nnz(L) = " + std::to_string(S.nnz_l) + ", " +
+           std::to_string(S.ns) + " supernodes";
+  });
   st.factored = false;
   st.rcond = -1;
   detail::SingleThreadedBlas blas1;

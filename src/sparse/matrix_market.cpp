@@ -422,9 +422,10 @@ CscMatrix32 parse(std::string_view text, const std::string& name, const ReadOpti
   const std::int64_t size_line = sc.line();
   // Each entry takes at least 4 bytes ("i j\n"): the text bounds how many can follow.
   const std::size_t cap = std::min<std::size_t>(std::size_t(nnz), text.size() / 4 + 16);
-  detail::require_memory(name + ":" + std::to_string(size_line) + ": reading a " + std::to_string(n) + " x " +
-                             std::to_string(n) + " matrix with " + std::to_string(nnz) + " entries",
-                         detail::reader_bytes(double(n), double(cap)));
+  detail::require_memory(detail::reader_bytes(double(n), double(cap)), [&] {
+    return name + ":" + std::to_string(size_line) + ": reading a " + std::to_string(n) + " x " + std::to_string(n) +
+           " matrix with " + std::to_string(nnz) + " entries";
+  });
 
   Entries e;
   {

@@ -25,9 +25,7 @@ std::uint64_t available_memory() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
-void require_memory(const std::string& what, double bytes) {
-  const std::uint64_t avail = available_memory();
-  if (avail == 0 || bytes <= double(avail)) return;
+void refuse_memory(const std::string& what, double bytes, std::uint64_t avail) {
   char msg[160];
   std::snprintf(msg, sizeof msg, " needs about %.3g GiB (estimate) but only %.3g GiB are available (MemAvailable)",
                 bytes / 1073741824.0, double(avail) / 1073741824.0);

@@ -12,9 +12,23 @@ namespace stardiff::sparse::detail {
 // sysconf(_SC_AVPHYS_PAGES) * page size; 0 when neither is known.
 std::uint64_t available_memory();
 
-// Throws Error "<what> needs about X GiB (estimate) but only Y GiB are available (...)"
-// when bytes exceed available_memory(); no check when that is unknown.
-void require_memory(const std::string& what, double bytes);
+// Requests of at most unchecked_bytes are let through without reading the system's state:
+// a failure there is an ordinary std::bad_alloc, and the small solves that make them do not
+// pay for /proc/meminfo on every call.
+inline constexpr double unchecked_bytes = 64.0 * 1024 * 1024;
+
+// Throws Error "<what> needs about X GiB (estimate) but only Y GiB are available (...)".
+[[noreturn]] void refuse_memory(const std::string& what, double bytes, std::uint64_t available);
+
+// Refuses (refuse_memory, with what() as the description, built only then) a request of
+// more than unchecked_bytes that exceeds available_memory(); no check when that is unknown.
+template <class Describe>
+void require_memory(double bytes, Describe&& what) {
+  if (bytes <= unchecked_bytes) return;
+  const std::uint64_t avail = available_memory();
+  if (avail == 0 || bytes <= double(avail)) return;
+  refuse_memory(what(), bytes, avail);
+}
 
 // Lower bounds of the peak memory (bytes) for an n x n pattern with nnz stored entries
 // (lower triangle): the reader (file text aside), analyze(), and factorize() given the
