@@ -228,7 +228,7 @@ const mesh::Stencil& st_up() {
 }
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw Error("stardiff-cde: " + what);
+  if (!ok) throw Error("cde: " + what);
 }
 
 int pick_tiles(Executor& ex, int nv) {
@@ -369,9 +369,17 @@ struct CdeSolver::Impl {
     const double dt = p.T / total, th = 0.5 + std::sqrt(3.0) / 6.0;
     const bool marks = tape && tape->recording();
     // u(0) = max(s - K, 0); the v = V_max row holds its boundary value s.
+    // The node whose cell [midpoints] holds K takes the cell average of the payoff (smoothing of
+    // the kink; elsewhere the payoff is linear on the cell and the nodal value is kept).
+    std::vector<double> u0(ns);
+    for (int i = 0; i < ns; ++i) {
+      u0[i] = std::max(sx[i] - p.K, 0.0);
+      const double a = i > 0 ? 0.5 * (sx[i - 1] + sx[i]) : sx[0], b = i < ns - 1 ? 0.5 * (sx[i] + sx[i + 1]) : sx[i];
+      if (cfg.smooth_payoff && a < p.K && p.K < b) u0[i] = (b - p.K) * (b - p.K) / (2 * (b - a));
+    }
     U.set([&](int i, int j, int) {
       if (i < 0 || i >= ns || j < 0 || j >= nv) return 0.0;
-      return j == nv - 1 ? sx[i] : std::max(sx[i] - p.K, 0.0);
+      return j == nv - 1 ? sx[i] : u0[i];
     });
     const bool varying = static_cast<bool>(cfg.leverage);
     coef_s(csB, 0.0);

@@ -21,6 +21,8 @@
 //    theta = 1/2 + sqrt(3)/6, all of size T / (steps + damping) (as QuantLib's dampingSteps);
 //    F0 explicit, F1 and F2 implicit. With a tape recording, Tape::step({u}) marks every step
 //    boundary (steps + damping + 1 marks). The model's dats are passive (no adjoint yet).
+//  * Payoff: max(s - K, 0) at the nodes, except (smooth_payoff) the node whose cell
+//    [(s_{i-1}+s_i)/2, (s_i+s_{i+1})/2] holds K, which takes the payoff's cell average.
 //  * Leverage (optional): L(t_k, s_m) on nodes (t increasing calendar times, s increasing spots),
 //    linear in s onto the grid (flat outside the nodes), linear in t (flat outside); L(t, s) is
 //    evaluated at t = T - tau of each stage. Without one, L = 1.
@@ -48,6 +50,7 @@ struct CdeConfig {
   HestonParams p;
   int ns = 200, nv = 100, steps = 100, damping = 0;
   double smax_factor = 8.0, vmax = 5.0;
+  bool smooth_payoff = true;  // cell average of the payoff at the node whose cell holds K
   std::shared_ptr<const Leverage> leverage;  // null: L = 1
 };
 

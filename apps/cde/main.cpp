@@ -8,8 +8,9 @@
 //          [--leverage FILE] [--json] [--executor starpu|sequential]
 // Defaults: in 't Hout-Foulon case A (S0 = K = 100, T = 1, v0 = theta = 0.04, kappa = 1.5,
 // sigma = 0.3, rho = -0.9, r_d = 0.025, r_f = 0), 200 x 100 nodes, 100 HV steps, no damping.
-// Prints price, analytic_price and their difference (when L = 1), setup_s and solve_s
-// (the time-stepping, payoff to price), or one JSON object with --json.
+// Prints price, analytic_price and their difference (when L = 1), solution_hash (FNV-1a of the
+// bytes of u(T) at every node), setup_s and solve_s (the time-stepping, payoff to price), or
+// one JSON object with --json.
 // Exit: 0 ok, 1 a non-finite price, 2 bad arguments or input.
 #include <chrono>
 #include <cmath>
@@ -130,6 +131,15 @@ int main(int argc, char** argv) {
     solver->run();
     const double price = solver->price();
     const double solve_s = apps::seconds_since(t0);
+    // FNV-1a over the bytes of u(T) at every node: equal hashes mean bitwise equal solutions.
+    unsigned long long hash = 1469598103934665603ULL;
+    for (double x : solver->solution()) {
+      unsigned char b[sizeof(double)];
+      std::memcpy(b, &x, sizeof b);
+      for (unsigned char c : b) hash = (hash ^ c) * 1099511628211ULL;
+    }
+    char hash_hex[17];
+    std::snprintf(hash_hex, sizeof hash_hex, "%016llx", hash);
     double analytic = NAN;
     double analytic_s = 0;
     if (unit_leverage) {
@@ -145,18 +155,20 @@ int main(int argc, char** argv) {
       j.field("leverage", lev_file.empty() ? std::string("none") : lev_file);
       j.field("price", price).field("analytic_price", analytic).field("difference", diff);
       j.field("relative_difference", diff / analytic);
+      j.field("solution_hash", std::string(hash_hex));
       j.field("setup_s", setup_s).field("solve_s", solve_s).field("analytic_s", analytic_s);
       std::printf("%s\n", j.str().c_str());
     } else {
       std::fprintf(stderr, "stardiff-cde: %d x %d nodes, %d HV steps + %d damping, %d tiles, executor %s\n", cfg.ns,
                    cfg.nv, cfg.steps, cfg.damping, solver->tiles(), ex->kind());
-      std::printf("price = %.12g\n", price);
+      std::printf("price = %.17g\n", price);
       if (unit_leverage) {
         std::printf("analytic_price = %.12g\n", analytic);
         std::printf("difference = %.6g (relative %.3g)\n", diff, diff / analytic);
       } else {
         std::printf("analytic_price = n/a (leverage is not 1)\n");
       }
+      std::printf("solution_hash = %s\n", hash_hex);
       std::printf("setup_s = %.6g  solve_s = %.6g  analytic_s = %.6g\n", setup_s, solve_s, analytic_s);
     }
     solver.reset();
