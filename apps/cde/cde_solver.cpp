@@ -231,8 +231,9 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw Error("cde: " + what);
 }
 
-int pick_tiles(Executor& ex, int nv) {
-  return std::max(1, std::min(2 * ex.concurrency(), nv / 4));
+int pick_tiles(Executor& ex, int nv, int asked) {
+  if (asked > 0) return std::max(1, std::min(asked, nv / 4));
+  return ex.concurrency() <= 1 ? 1 : std::max(1, std::min(2 * ex.concurrency(), nv / 4));
 }
 
 }  // namespace
@@ -273,7 +274,7 @@ struct CdeSolver::Impl {
 
   Impl(Executor& e, const CdeConfig& c)
       : cfg(c), ex(e), ns(c.ns), nv(c.nv), nt(c.leverage ? static_cast<int>(c.leverage->t.size()) : 1),
-        block(e, "cde", {c.ns, c.nv}, pick_tiles(e, c.nv)),
+        block(e, "cde", {c.ns, c.nv}, pick_tiles(e, c.nv, c.tiles)),
         sgrid(block, "cde_s", Halo({1, 0, 0}, {1, 0, 0}), opts(1, {0})),
         vgrid(block, "cde_v", Halo({0, 1, 0}, {0, 2, 0}), opts(1, {1})),
         lev(block, "cde_leverage", Halo{}, opts(nt, {0})), csA(block, "cde_cs_old", Halo{}, opts(NCS, {0})),
@@ -443,6 +444,7 @@ void check_config(const CdeConfig& c) {
   require(std::isfinite(c.p.rd) && std::isfinite(c.p.rf), "--rd and --rf must be finite");
   require(c.ns >= 5 && c.nv >= 5, "--ns and --nv must be >= 5");
   require(c.steps >= 1 && c.damping >= 0, "--steps must be >= 1 and --damping >= 0");
+  require(c.tiles >= 0, "--tiles must be >= 0");
   require(c.p.s0 < c.smax_factor * c.p.K, "--s0 must be below S_max = 8 K");
   require(c.p.v0 <= c.vmax, "--v0 must be at most V_max = 5");
   if (c.leverage) check_leverage(*c.leverage);

@@ -50,7 +50,8 @@ struct CdeConfig {
   HestonParams p;
   int ns = 200, nv = 100, steps = 100, damping = 0;
   double smax_factor = 8.0, vmax = 5.0;
-  bool smooth_payoff = true;  // cell average of the payoff at the node whose cell holds K
+  bool smooth_payoff = true;
+  int tiles = 0;  // block tiles along v; 0: 1 on a one-worker executor, else 2 per worker (<= nv / 4)  // cell average of the payoff at the node whose cell holds K
   std::shared_ptr<const Leverage> leverage;  // null: L = 1
 };
 

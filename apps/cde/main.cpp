@@ -5,7 +5,7 @@
 //
 // Usage: stardiff-cde [--s0 X] [--K X] [--T X] [--v0 X] [--kappa X] [--theta X] [--sigma X]
 //          [--rho X] [--rd X] [--rf X] [--ns N] [--nv N] [--steps N] [--damping N]
-//          [--leverage FILE] [--json] [--executor starpu|sequential]
+//          [--leverage FILE] [--tiles N] [--json] [--executor starpu|sequential]
 // Defaults: in 't Hout-Foulon case A (S0 = K = 100, T = 1, v0 = theta = 0.04, kappa = 1.5,
 // sigma = 0.3, rho = -0.9, r_d = 0.025, r_f = 0), 200 x 100 nodes, 100 HV steps, no damping.
 // Prints price, analytic_price and their difference (when L = 1), solution_hash (FNV-1a of the
@@ -35,7 +35,7 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: stardiff-cde [--s0 X] [--K X] [--T X] [--v0 X] [--kappa X] [--theta X] [--sigma X]\n"
                "         [--rho X] [--rd X] [--rf X] [--ns N] [--nv N] [--steps N] [--damping N]\n"
-               "         [--leverage FILE] [--json] [--executor starpu|sequential]\n"
+               "         [--leverage FILE] [--tiles N] [--json] [--executor starpu|sequential]\n"
                "European call under Heston (stochastic local volatility with --leverage: a CSV grid\n"
                "'label,s_1..s_M' then rows 't,L(t,s_1)..L(t,s_M)') by Hundsdorfer-Verwer ADI on ns x nv\n"
                "in 't Hout-Foulon nodes; prints the price at (s0, v0), the semi-analytic price when L = 1\n"
@@ -86,10 +86,14 @@ int main(int argc, char** argv) {
       return 0;
     } else if (arg == "--json") {
       json = true;
-    } else if (arg == "--ns" || arg == "--nv" || arg == "--steps" || arg == "--damping") {
+    } else if (arg == "--ns" || arg == "--nv" || arg == "--steps" || arg == "--damping" || arg == "--tiles") {
       const char* v = value();
-      int* dst = arg == "--ns" ? &cfg.ns : arg == "--nv" ? &cfg.nv : arg == "--steps" ? &cfg.steps : &cfg.damping;
-      const long lo = arg == "--damping" ? 0 : arg == "--steps" ? 1 : 5;
+      int* dst = arg == "--ns"      ? &cfg.ns
+                 : arg == "--nv"    ? &cfg.nv
+                 : arg == "--steps" ? &cfg.steps
+                 : arg == "--tiles" ? &cfg.tiles
+                                    : &cfg.damping;
+      const long lo = arg == "--damping" || arg == "--tiles" ? 0 : arg == "--steps" ? 1 : 5;
       if (!v || !apps::parse_int(v, lo, 1L << 16, *dst))
         return bad(arg + " needs an integer >= " + std::to_string(lo) +
                    (lo == 5 ? " (grids below 5 points are refused)" : ""));
