@@ -138,9 +138,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     // Time to the target: candidate grids, coarse to fine; each code's fastest grid meeting it.
-    const std::vector<Grid> ours = {{150, 75, 30}, {200, 100, 40}, {250, 125, 50}, {300, 150, 60}, {400, 200, 100}};
-    const std::vector<Grid> theirs = {{200, 100, 100}, {250, 125, 100}, {300, 150, 100}, {300, 150, 50},
-                                      {400, 200, 100}, {400, 200, 50}, {500, 250, 100}};
+    const std::vector<Grid> ours = {{120, 60, 20}, {120, 60, 30}, {150, 75, 20}, {150, 75, 30}, {200, 100, 40},
+                                    {250, 125, 50}, {300, 150, 60}};
+    const std::vector<Grid> theirs = {{200, 100, 50},  {250, 125, 25}, {250, 125, 50}, {250, 125, 100},
+                                      {300, 150, 25},  {300, 150, 50}, {300, 150, 100}, {400, 200, 25},
+                                      {400, 200, 50},  {400, 200, 100}};
     struct Best {
       Grid g{0, 0, 0};
       double s = INFINITY, err = 0;
