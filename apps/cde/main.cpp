@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
                    cfg.nv, cfg.steps, cfg.damping, solver->tiles(), ex->kind());
       std::printf("price = %.17g\n", price);
       if (unit_leverage) {
-        std::printf("analytic_price = %.12g\n", analytic);
+        std::printf("analytic_price = %.15g\n", analytic);
         std::printf("difference = %.6g (relative %.3g)\n", diff, diff / analytic);
       } else {
         std::printf("analytic_price = n/a (leverage is not 1)\n");
