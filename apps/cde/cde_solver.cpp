@@ -432,7 +432,6 @@ struct CdeSolver::Impl {
 
 namespace {
 void check_config(const CdeConfig& c) {
-  HestonParams q = c.p;
   require(std::isfinite(c.p.s0) && c.p.s0 > 0, "--s0 must be positive");
   require(std::isfinite(c.p.K) && c.p.K > 0, "--K must be positive");
   require(std::isfinite(c.p.T) && c.p.T > 0, "--T must be positive");

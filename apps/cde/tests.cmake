@@ -33,6 +33,7 @@ if(TARGET stardiff-cde)
   set_tests_properties(cde.help PROPERTIES LABELS integration PASS_REGULAR_EXPRESSION "usage: stardiff-cde")
   foreach(sched eager lws dmda)
     add_test(NAME cde.bitwise_${sched} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:stardiff-cde>
+      -DLEV=${PROJECT_SOURCE_DIR}/apps/cde/testdata/leverage_skew.csv
       -P ${PROJECT_SOURCE_DIR}/apps/cde/check_bitwise.cmake)
     set_tests_properties(cde.bitwise_${sched} PROPERTIES LABELS integration
       ENVIRONMENT "${STARDIFF_TEST_ENV};STARPU_SCHED=${sched}")
