@@ -20,6 +20,8 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
 #include "cde_solver.hpp"
 #include "cli.hpp"
 #include "heston_analytic.hpp"
@@ -109,6 +111,15 @@ int main(int argc, char** argv) {
     } else {
       return bad("unknown argument '" + arg + "'");
     }
+  }
+  {
+    // Twelve full-grid dats (state, stages, right-hand sides, six matrix diagonals) and slack.
+    const double need = 12.5 * 8.0 * cfg.ns * static_cast<double>(cfg.nv);
+    const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    if (have > 0 && need > 0.8 * have)
+      return bad("--ns " + std::to_string(cfg.ns) + " x --nv " + std::to_string(cfg.nv) + " needs about " +
+                 std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB; this machine has " +
+                 std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB");
   }
   bool unit_leverage = true;
   try {

@@ -40,7 +40,7 @@ if(TARGET stardiff-cde)
   endforeach()
   set(td ${PROJECT_SOURCE_DIR}/apps/cde/testdata)
   foreach(bad "--rho;1.5" "--rho;-1.01" "--sigma;-0.3" "--kappa;-1" "--theta;-0.1" "--v0;-0.04" "--K;0" "--K;-5"
-      "--T;0" "--T;-1" "--ns;4" "--nv;3" "--steps;0" "--damping;-1" "--s0;abc" "--bogus" "--executor;gpu"
+      "--T;0" "--T;-1" "--ns;4" "--nv;3" "--ns;65536;--nv;65536" "--steps;0" "--damping;-1" "--s0;abc" "--bogus" "--executor;gpu"
       "--leverage;${td}/leverage_negative.csv" "--leverage;${td}/leverage_missing.csv"
       "--leverage;${td}/leverage_nonincreasing.csv" "--leverage;${td}/leverage_nonincreasing_t.csv"
       "--leverage;${td}/leverage_bad_cell.csv" "--leverage;${td}/no_such_file.csv")
