@@ -4,6 +4,7 @@
 # benchmarks need. Idempotent; prints nothing when everything is already installed.
 # The CUDA toolkit (nvcc) is not a Debian package here: CUDA kernels build when
 # /usr/local/cuda/bin/nvcc (or nvcc on PATH) exists, and are skipped otherwise.
+# libquantlib0-dev: QuantLib, the peer and oracle of apps/cde and bench/cde_vs_quantlib.
 # python3-matplotlib (scripts/plot-bench.py) is optional and not installed here: it pulls
 # in about 47 packages (scipy, sympy, Boost headers; ~345 MiB); the plot_bench test skips
 # without it.
@@ -13,6 +14,7 @@ PACKAGES=(
   libstarpu-dev libhwloc-dev libopenmpi-dev
   libopenblas-dev liblapacke-dev libmetis-dev libsuitesparse-dev libmumps-seq-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libquantlib0-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -100,16 +100,25 @@ void check(const TridiagStatus& st, const ExternalContext& ctx) {
                 " (of tile " + std::to_string(ctx.tile_lo) + "'s part), row " + std::to_string(st.first_row));
 }
 
-bool gathered(const Geo& G) { return G.axis == G.outer(); }
+// Lines along the outer axis cross tiles: gathered, unless the task holds the only tile.
+bool gathered(const Geo& G, const ExternalContext& ctx) { return G.axis == G.outer() && ctx.tile_hi - ctx.tile_lo > 1; }
+
+// Work space of the Thomas kernels, kept per thread between calls (large buffers would
+// otherwise be mapped and faulted in afresh by every call).
+double* work_buffer(std::size_t n) {
+  thread_local std::vector<double> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
 
 // x = A^{-1} d (x may be d's storage).
 void solve(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, const CD& c, const CD& d, const D& x) {
-  if (gathered(G)) {
+  if (gathered(G, ctx)) {
     Gathered ga = gather(a, G), gb = gather(b, G), gc = gather(c, G), gd = gather(d, G);
     const TridiagBox box = box_of(G, G.size[G.outer()]);
-    std::vector<double> work(cpu::tridiag_solve_work_size(box));
+    double* work = work_buffer(cpu::tridiag_solve_work_size(box));
     check(cpu::tridiag_solve_cpu(box, cview(ga.arr(G)), cview(gb.arr(G)), cview(gc.arr(G)), cview(gd.arr(G)),
-                                 gd.arr(G), work.data()),
+                                 gd.arr(G), work),
           ctx);
     scatter(x, G, gd);
     return;
@@ -119,10 +128,10 @@ void solve(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, c
     rows(x, t, G, r0, r1);
     if (r0 >= r1) continue;
     const TridiagBox box = box_of(G, r1 - r0);
-    std::vector<double> work(cpu::tridiag_solve_work_size(box));
+    double* work = work_buffer(cpu::tridiag_solve_work_size(box));
     check(cpu::tridiag_solve_cpu(box, cview(tile_array(a, t, G, r0)), cview(tile_array(b, t, G, r0)),
                                  cview(tile_array(c, t, G, r0)), cview(tile_array(d, t, G, r0)),
-                                 tile_array(x, t, G, r0), work.data()),
+                                 tile_array(x, t, G, r0), work),
           ctx);
   }
 }
@@ -130,15 +139,15 @@ void solve(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, c
 // The adjoint: xbar consumed; in place (xbar and dbar the same storage) dbar = g.
 void adjoint(const ExternalContext& ctx, const Geo& G, const CD& a, const D& abar, const CD& b, const D& bbar,
              const CD& c, const D& cbar, const CD& x, const D& xbar, const D& dbar, bool inplace) {
-  if (gathered(G)) {
+  if (gathered(G, ctx)) {
     Gathered ga = gather(a, G), gb = gather(b, G), gc = gather(c, G), gx = gather(x, G), gxb = gather(xbar, G);
     Gathered gab = gather(abar, G), gbb = gather(bbar, G), gcb = gather(cbar, G);
     Gathered gdb = inplace ? Gathered{} : gather(dbar, G);
     Gathered& dst = inplace ? gxb : gdb;
     const TridiagBox box = box_of(G, G.size[G.outer()]);
-    std::vector<double> work(cpu::tridiag_adjoint_work_size(box));
+    double* work = work_buffer(cpu::tridiag_adjoint_work_size(box));
     check(cpu::tridiag_adjoint_cpu(box, cview(ga.arr(G)), cview(gb.arr(G)), cview(gc.arr(G)), cview(gx.arr(G)),
-                                   gxb.arr(G), true, gab.arr(G), gbb.arr(G), gcb.arr(G), dst.arr(G), work.data()),
+                                   gxb.arr(G), true, gab.arr(G), gbb.arr(G), gcb.arr(G), dst.arr(G), work),
           ctx);
     scatter(abar, G, gab);
     scatter(bbar, G, gbb);
@@ -152,13 +161,13 @@ void adjoint(const ExternalContext& ctx, const Geo& G, const CD& a, const D& aba
     rows(x, t, G, r0, r1);
     if (r0 >= r1) continue;
     const TridiagBox box = box_of(G, r1 - r0);
-    std::vector<double> work(cpu::tridiag_adjoint_work_size(box));
+    double* work = work_buffer(cpu::tridiag_adjoint_work_size(box));
     TridiagArray xb = tile_array(xbar, t, G, r0);
     check(cpu::tridiag_adjoint_cpu(box, cview(tile_array(a, t, G, r0)), cview(tile_array(b, t, G, r0)),
                                    cview(tile_array(c, t, G, r0)), cview(tile_array(x, t, G, r0)), xb, true,
                                    tile_array(abar, t, G, r0), tile_array(bbar, t, G, r0),
                                    tile_array(cbar, t, G, r0), inplace ? xb : tile_array(dbar, t, G, r0),
-                                   work.data()),
+                                   work),
           ctx);
   }
 }

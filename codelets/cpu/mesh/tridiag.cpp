@@ -20,7 +20,8 @@ Lines lines_of(const TridiagBox& box, const long long* ds) {
   Lines L{};
   L.ax = box.axis;
   const int o1 = box.axis == 0 ? 1 : 0, o2 = box.axis == 2 ? 1 : 2;
-  const bool swap = std::llabs(ds[o2]) < std::llabs(ds[o1]);
+  // An axis of extent 1 never groups lines (2-D arrays may give it stride 0).
+  const bool swap = box.n[o2] > 1 && (box.n[o1] <= 1 || std::llabs(ds[o2]) < std::llabs(ds[o1]));
   L.p = swap ? o2 : o1;
   L.q = swap ? o1 : o2;
   L.n = box.n[L.ax];
@@ -66,6 +67,50 @@ std::size_t tridiag_solve_work_size(const TridiagBox& box) {
 }
 std::size_t tridiag_adjoint_work_size(const TridiagBox& box) { return 2 * tridiag_solve_work_size(box); }
 
+namespace {
+// One group of w <= kTridiagGroup lines. Unit: every array's step between lines is 1 (the lines'
+// rows are contiguous across the group, so the loops over l vectorise); the arithmetic per line
+// is the same either way. Lines touch disjoint elements and x may alias d only element for
+// element (read before written), hence ivdep.
+template <bool Unit>
+void solve_group(long long n, int w, const double* A, const double* B, const double* C, const double* D, double* X,
+                 const View& va, const View& vb, const View& vc, const View& vd, const View& vx, double* cp,
+                 long long* fr) {
+  constexpr int W = kTridiagGroup;
+  const long long la = Unit ? 1 : va.sl, lb = Unit ? 1 : vb.sl, lc = Unit ? 1 : vc.sl, ld = Unit ? 1 : vd.sl,
+                  lx = Unit ? 1 : vx.sl;
+  for (int l = 0; l < w; ++l) {
+    const double bb = B[l * lb];
+    fr[l] = good_pivot(bb) ? -1 : 0;
+    cp[l] = n > 1 ? C[l * lc] / bb : 0.0;
+    X[l * lx] = D[l * ld] / bb;
+  }
+  for (long long i = 1; i < n; ++i) {
+    const double* cprev = cp + (i - 1) * W;
+    double* ccur = cp + i * W;
+    const double *Ai = A + i * va.si, *Bi = B + i * vb.si, *Ci = C + i * vc.si, *Di = D + i * vd.si;
+    double* Xi = X + i * vx.si;
+    const double* Xp = X + (i - 1) * vx.si;
+    const bool last = i == n - 1;
+#pragma GCC ivdep
+    for (int l = 0; l < w; ++l) {
+      const double aa = Ai[l * la];
+      const double m = Bi[l * lb] - aa * cprev[l];
+      fr[l] = (fr[l] < 0 && !good_pivot(m)) ? i : fr[l];
+      ccur[l] = last ? 0.0 : Ci[l * lc] / m;
+      Xi[l * lx] = (Di[l * ld] - aa * Xp[l * lx]) / m;
+    }
+  }
+  for (long long i = n - 2; i >= 0; --i) {
+    const double* ccur = cp + i * W;
+    double* Xi = X + i * vx.si;
+    const double* Xn = X + (i + 1) * vx.si;
+#pragma GCC ivdep
+    for (int l = 0; l < w; ++l) Xi[l * lx] = Xi[l * lx] - ccur[l] * Xn[l * lx];
+  }
+}
+}  // namespace
+
 TridiagStatus tridiag_solve_cpu(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
                                 TridiagConstArray c, TridiagConstArray d, TridiagArray x, double* work) {
   TridiagStatus st;
@@ -82,28 +127,10 @@ TridiagStatus tridiag_solve_cpu(const TridiagBox& box, TridiagConstArray a, Trid
       const double *A = a.p + va.base, *B = b.p + vb.base, *C = c.p + vc.base, *D = d.p + vd.base;
       double* X = x.p + vx.base;
       long long fr[W];
-      for (int l = 0; l < w; ++l) {
-        const double bb = B[l * vb.sl];
-        fr[l] = good_pivot(bb) ? -1 : 0;
-        cp[l] = n > 1 ? C[l * vc.sl] / bb : 0.0;
-        X[l * vx.sl] = D[l * vd.sl] / bb;
-      }
-      for (long long i = 1; i < n; ++i) {
-        const double* cprev = cp + (i - 1) * W;
-        double* ccur = cp + i * W;
-        for (int l = 0; l < w; ++l) {
-          const double aa = A[l * va.sl + i * va.si];
-          const double m = B[l * vb.sl + i * vb.si] - aa * cprev[l];
-          fr[l] = (fr[l] < 0 && !good_pivot(m)) ? i : fr[l];
-          ccur[l] = i < n - 1 ? C[l * vc.sl + i * vc.si] / m : 0.0;
-          X[l * vx.sl + i * vx.si] = (D[l * vd.sl + i * vd.si] - aa * X[l * vx.sl + (i - 1) * vx.si]) / m;
-        }
-      }
-      for (long long i = n - 2; i >= 0; --i) {
-        const double* ccur = cp + i * W;
-        for (int l = 0; l < w; ++l)
-          X[l * vx.sl + i * vx.si] = X[l * vx.sl + i * vx.si] - ccur[l] * X[l * vx.sl + (i + 1) * vx.si];
-      }
+      if (va.sl == 1 && vb.sl == 1 && vc.sl == 1 && vd.sl == 1 && vx.sl == 1)
+        solve_group<true>(n, w, A, B, C, D, X, va, vb, vc, vd, vx, cp, fr);
+      else
+        solve_group<false>(n, w, A, B, C, D, X, va, vb, vc, vd, vx, cp, fr);
       note_bad(st, fr, w, box, L, kp0, kq);
     }
   return st;
