@@ -24,8 +24,8 @@ const Stencil& zero() {
 }
 }  // namespace
 
-Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles)
-    : deck_(deck), nx_(deck.x_cells), ny_(deck.y_cells) {
+Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active)
+    : deck_(deck), active_(active), nx_(deck.x_cells), ny_(deck.y_cells) {
   dx_ = (deck.xmax - deck.xmin) / static_cast<float>(nx_);
   dy_ = (deck.ymax - deck.ymin) / static_cast<float>(ny_);
   block_ = std::make_unique<Block>(ex, "clover", std::vector<int>{nx_, ny_}, tiles);
@@ -58,7 +58,7 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles)
   stepbymass_ = &make("stepbymass", Shape::Node);
   auto axis_dat = [&](const std::string& name, int axis, int n) -> DatD& {
     DatOptions o;
-    o.active = false;
+    o.active = active_;
     o.axes = {axis};
     o.size = axis == 0 ? std::vector<int>{n, 1} : std::vector<int>{1, n};
     dats_.push_back(std::make_unique<DatD>(*block_, name, Halo{2}, o));
@@ -88,7 +88,7 @@ Clover::~Clover() = default;
 
 Clover::DatD& Clover::make(const std::string& name, Shape s, bool mirror) {
   DatOptions o;
-  o.active = false;
+  o.active = active_;
   const int ex = s == Shape::Node || s == Shape::XFace ? 1 : 0;
   const int ey = s == Shape::Node || s == Shape::YFace ? 1 : 0;
   o.size = {nx_ + ex, ny_ + ey};

@@ -15,6 +15,8 @@
 //  * summary(): field_summary (ideal_gas, then SUM reductions over the cells).
 //  * update_halo(): reflective boundaries with the reference's offsets and sign flips
 //    (normal velocity and face fluxes change sign), for depth 1 or 2.
+// The step lines of CloverLeaf 1.3's Fortran kernels always name "sound" at cell (1,1)
+// (calc_dt_kernel.f90 fixes jk_control); here the limit and cell are the real arg-min.
 // dt below dtmin throws stardiff::Error ("small timestep"). Results do not depend on
 // the tiling or executor (reductions fold row by row in a fixed order).
 #pragma once
@@ -46,7 +48,9 @@ struct StepInfo {
 class Clover {
  public:
   using DatD = stardiff::mesh::Dat<double>;
-  Clover(stardiff::Executor& ex, const Deck& deck, int tiles);
+  // active: every dat gets an adjoint (for a tape recording the cycle); the primal
+  // driver runs passive dats (no adjoint storage).
+  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false);
   ~Clover();
   void initialise();
   StepInfo step();
@@ -86,6 +90,7 @@ class Clover {
   void reset_field();
 
   Deck deck_;
+  bool active_;
   int nx_, ny_;
   double dx_, dy_;
   std::unique_ptr<stardiff::mesh::Block> block_;

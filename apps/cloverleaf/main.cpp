@@ -4,9 +4,11 @@
 // Usage: stardiff-cloverleaf DECK [--json] [--end-step N] [--vtk FILE]
 //          [--executor starpu|sequential] [--tiles T]
 // Reads a clover.in deck, runs the hydro cycle and prints what CloverLeaf's clover.out
-// holds: the step lines (dt, the control that set it, its cell), the field summary
+// holds: the step lines (dt, the limit that set the smallest cell dt and its cell: the
+// real arg-min, where the Fortran reference always prints "sound" at 1,1), the field summary
 // table at step 0, every summary_frequency steps and at the end, and for test_problem
 // 1-5 CloverLeaf's check |100 KE/KE_ref - 100| < 0.001 with PASSED / FAILED.
+// The deck's tiles_per_chunk is accepted and ignored (--tiles sets the row tiles).
 // --end-step N: stop after N steps (the check is then skipped unless N is the deck's).
 // --json: one JSON object on stdout instead (steps, time, wall_s, dt_history,
 // dt_control, summary {volume, mass, density, pressure, ie, ke, te}, test_problem,
@@ -182,6 +184,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const auto& w : deck.warnings) std::fprintf(stderr, "stardiff-cloverleaf: warning: %s\n", w.c_str());
+  if (deck.visit_frequency > 0)
+    std::fprintf(stderr, "stardiff-cloverleaf: note: visit_frequency %d: no VisIt files are written (--vtk FILE "
+                 "writes the final fields)\n", deck.visit_frequency);
   const bool step_override = end_step > 0 && end_step != deck.end_step;
   if (end_step > 0) deck.end_step = end_step;
 

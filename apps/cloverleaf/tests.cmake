@@ -60,6 +60,7 @@ if(TARGET stardiff-cloverleaf)
       "state_twice|state_twice\\.in:4: state 2 defined twice"
       "state_gap|state_gap\\.in:3: state 2 is missing"
       "no_density|no_density\\.in:2: state 1: no density"
+      "no_state1|no_state1\\.in:2: state 1 is missing"
       "not_a_deck|not_a_deck\\.in: no '\\*clover' line")
     string(REPLACE "|" ";" p "${pair}")
     list(GET p 0 name)
