@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
   if (deck.visit_frequency > 0)
     std::fprintf(stderr, "stardiff-cloverleaf: note: visit_frequency %d: no VisIt files are written (--vtk FILE "
                  "writes the final fields)\n", deck.visit_frequency);
+  if (deck.y_cells < 2) {
+    std::fprintf(stderr, "stardiff-cloverleaf: %s: y_cells = %d: at least 2 rows of cells are needed (a tile holds "
+                 "rows for the halo depth 2)\n", deck_path.c_str(), deck.y_cells);
+    return 2;
+  }
   const bool step_override = end_step > 0 && end_step != deck.end_step;
   if (end_step > 0) deck.end_step = end_step;
 

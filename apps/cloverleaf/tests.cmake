@@ -61,6 +61,7 @@ if(TARGET stardiff-cloverleaf)
       "state_gap|state_gap\\.in:3: state 2 is missing"
       "no_density|no_density\\.in:2: state 1: no density"
       "no_state1|no_state1\\.in:2: state 1 is missing"
+      "one_row|one_row\\.in: y_cells = 1: at least 2 rows"
       "not_a_deck|not_a_deck\\.in: no '\\*clover' line")
     string(REPLACE "|" ";" p "${pair}")
     list(GET p 0 name)
