@@ -293,13 +293,8 @@ void Clover::timestep(StepInfo& info) {
            arg_dat(*work_cell_, READ), arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ),
            arg_dat(*xarea_, xa, READ), arg_dat(*yarea_, ya, READ), arg_dat(*volume_, READ), arg_dat(*cellx_, READ),
            arg_dat(*celly_, READ), arg_reduce(*control_), arg_reduce(*xpos_), arg_reduce(*ypos_));
-  static const char* names[] = {"sound", "xvel", "yvel", "div"};
-  const int c = static_cast<int>(control_->value());
-  info.control = c >= 1 && c <= 4 ? names[c - 1] : "?";
-  info.j = at[0] + 1;
+  info.j = at[0] + 1;  // the control and position are read at the end of step()
   info.k = at[1] + 1;
-  info.x = xpos_->value();
-  info.y = ypos_->value();
   double dt = std::min({dtl, dtold_ * deck_.dtrise, deck_.dtmax});
   if (dt < deck_.dtmin)
     throw stardiff::Error("timestep: small timestep " + std::to_string(dt) + " < dtmin " +
@@ -468,6 +463,11 @@ StepInfo Clover::step() {
   reset_field();
   advect_x_ = !advect_x_;
   time_ += dt_;
+  static const char* names[] = {"sound", "xvel", "yvel", "div"};
+  const int c = static_cast<int>(control_->value());
+  info.control = c >= 1 && c <= 4 ? names[c - 1] : "?";
+  info.x = xpos_->value();
+  info.y = ypos_->value();
   return info;
 }
 
