@@ -14,7 +14,9 @@ if(TARGET stardiff-cloverleaf)
   add_test(NAME cloverleaf.tp1 COMMAND stardiff-cloverleaf ${_tp1})
   add_test(NAME cloverleaf.tp1_sequential COMMAND stardiff-cloverleaf ${_tp1} --executor sequential)
   add_test(NAME cloverleaf.tp1_transposed COMMAND stardiff-cloverleaf ${_cl}/decks/clover_tp1_transposed.in)
-  set_tests_properties(cloverleaf.tp1 cloverleaf.tp1_sequential cloverleaf.tp1_transposed PROPERTIES
+  # the same deck in every spelling CloverLeaf's parser takes (case, separators, comments, 4.0d-2)
+  add_test(NAME cloverleaf.tp1_syntax COMMAND stardiff-cloverleaf ${_cl}/decks/clover_tp1_syntax.in --executor sequential)
+  set_tests_properties(cloverleaf.tp1 cloverleaf.tp1_sequential cloverleaf.tp1_transposed cloverleaf.tp1_syntax PROPERTIES
     LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}" PASS_REGULAR_EXPRESSION "${_pass}")
 
   set(_ref1 ${STARDIFF_SHARED_DATA}/cloverleaf/reference_outputs/tp1_clover_in_default_10x2.fortran.clover.out)
@@ -22,7 +24,10 @@ if(TARGET stardiff-cloverleaf)
   add_test(NAME cloverleaf.tp1_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv} ${_tp1})
   add_test(NAME cloverleaf.tp1_transposed_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv}
     ${_cl}/decks/clover_tp1_transposed.in --executor sequential)
-  set_tests_properties(cloverleaf.tp1_fortran_table cloverleaf.tp1_transposed_fortran_table PROPERTIES
+  add_test(NAME cloverleaf.tp1_syntax_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv}
+    ${_cl}/decks/clover_tp1_syntax.in --executor sequential)
+  set_tests_properties(cloverleaf.tp1_fortran_table cloverleaf.tp1_transposed_fortran_table
+    cloverleaf.tp1_syntax_fortran_table PROPERTIES
     LABELS "integration;data" ENVIRONMENT "${STARDIFF_TEST_ENV}" ${STARDIFF_SKIP_PROPS})
   add_test(NAME cloverleaf.bm_short_5steps_fortran_table COMMAND sh ${_cl}/compare_summary.sh
     ${_cl}/reference/clover_bm_short_5steps.fortran.summary ${_drv} ${_cl}/decks/clover_bm_short.in --end-step 5)
