@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// apps/cloverleaf/clover.hpp — CloverLeaf 1.3's 2-D hydro cycle on the stardiff mesh DSL.
+//
+// Contract: Clover holds one chunk: a Block of x_cells x y_cells cells (tiled along y)
+// and the reference's fields at their true sizes with halo depth 2 (loop indices are
+// 0-based; the reference's cell j is index j-1): cell fields nx x ny, node fields
+// (nx+1) x (ny+1), x-face fields (nx+1) x ny, y-face fields nx x (ny+1); vertexx,
+// vertexdx, cellx, celldx are dats along x only, vertexy, vertexdy, celly, celldy along
+// y only. Every operation on the mesh is a par_loop; the host only reads reductions.
+//  * initialise(): initialise_chunk + generate_chunk + ideal_gas + update_halo(all, 2).
+//  * step(): one hydro cycle (timestep, PdV predictor, accelerate, PdV corrector,
+//    flux_calc, advection with the alternating sweep order, reset_field); returns the
+//    dt used and the control that set it (the limit of the cell with the smallest dt, as
+//    the reference's calc_dt names it, with that cell's 1-based index and centre).
+//  * summary(): field_summary (ideal_gas, then SUM reductions over the cells).
+//  * update_halo(): reflective boundaries with the reference's offsets and sign flips
+//    (normal velocity and face fluxes change sign), for depth 1 or 2.
+// The step lines of CloverLeaf 1.3's Fortran kernels always name "sound" at cell (1,1)
+// (calc_dt_kernel.f90 fixes jk_control); here the limit and cell are the real arg-min.
+// dt below dtmin throws stardiff::Error ("small timestep"). Results do not depend on
+// the tiling or executor (reductions fold row by row in a fixed order).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <stardiff/mesh/dat.hpp>
+#include <stardiff/mesh/scalars.hpp>
+
+#include "deck.hpp"
+
+namespace cloverleaf {
+
+struct Summary {
+  double vol = 0, mass = 0, press = 0, ie = 0, ke = 0;
+  double density() const { return mass / vol; }
+  double pressure() const { return press / vol; }
+  double te() const { return ie + ke; }
+};
+
+struct StepInfo {
+  double dt = 0;
+  std::string control;  // sound, xvel, yvel, div
+  int j = 0, k = 0;     // 1-based cell of the control
+  double x = 0, y = 0;  // its centre
+};
+
+class Clover {
+ public:
+  using DatD = stardiff::mesh::Dat<double>;
+  // active: every dat gets an adjoint (for a tape recording the cycle); the primal
+  // driver runs passive dats (no adjoint storage).
+  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false);
+  ~Clover();
+  void initialise();
+  StepInfo step();
+  Summary summary();
+  int tiles() const { return block_->tiles(); }
+  double time() const { return time_; }
+  int nx() const { return nx_; }
+  int ny() const { return ny_; }
+
+  // Cell and node fields for output (values at loop indices; halo included).
+  DatD& density0() { return *density0_; }
+  DatD& energy0() { return *energy0_; }
+  DatD& pressure() { return *pressure_; }
+  DatD& xvel0() { return *xvel0_; }
+  DatD& yvel0() { return *yvel0_; }
+  void ideal_gas(bool predict);
+
+ private:
+  enum class Shape { Cell, Node, XFace, YFace };
+  struct HaloField {
+    DatD* f;
+    Shape shape;
+    double sign_x, sign_y;  // applied on the x sides (left/right) and y sides (bottom/top)
+  };
+  DatD& make(const std::string& name, Shape s, bool mirror = false);
+  void update_halo(const std::vector<DatD*>& fields, int depth);
+  void reflect(const std::vector<HaloField>& group, int depth);
+  void timestep(StepInfo& info);
+  void viscosity();
+  void pdv(bool predict);
+  void revert();
+  void accelerate();
+  void flux_calc();
+  void advection();
+  void advec_cell(int dir, int sweep);
+  void advec_mom(int dir, int sweep);
+  void reset_field();
+
+  Deck deck_;
+  bool active_;
+  int nx_, ny_;
+  double dx_, dy_;
+  std::unique_ptr<stardiff::mesh::Block> block_;
+  std::vector<std::unique_ptr<DatD>> dats_;
+  struct Meta {
+    Shape shape;
+    DatD* mirror;
+  };
+  std::vector<std::pair<DatD*, Meta>> meta_;
+  DatD *density0_, *density1_, *energy0_, *energy1_, *pressure_, *viscosity_, *soundspeed_;
+  DatD *xvel0_, *xvel1_, *yvel0_, *yvel1_, *vol_flux_x_, *vol_flux_y_, *mass_flux_x_, *mass_flux_y_;
+  DatD *volume_, *xarea_, *yarea_;
+  DatD *vertexx_, *vertexdx_, *vertexy_, *vertexdy_, *cellx_, *celldx_, *celly_, *celldy_;
+  DatD *work_cell_, *pre_vol_, *post_vol_, *ener_flux_, *node_flux_, *node_mass_post_, *node_mass_pre_, *mom_flux_,
+      *stepbymass_;
+  std::unique_ptr<stardiff::mesh::Reduction<double>> dt_min_, control_, xpos_, ypos_;
+  std::unique_ptr<stardiff::mesh::Reduction<double>> s_vol_, s_mass_, s_ie_, s_ke_, s_press_;
+  double time_ = 0, dt_ = 0, dtold_ = 0;
+  bool advect_x_ = true;
+};
+
+}  // namespace cloverleaf

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Driver tests of stardiff-cloverleaf (label integration; the comparison with the reference
+# output in ../shared/data also data): test problem 1 passes CloverLeaf's check (also
+# transposed, so the shock runs along y) and prints the Fortran reference's summary table
+# digit for digit; 5 steps of bm_short (960^2) print the Fortran reference's rows (recorded
+# in reference/); StarPU (eager, lws, dmda) and the sequential executor, on several tilings,
+# agree bitwise; --json is one object; --vtk writes the fields; malformed decks exit 2 with
+# the file and line; unknown keys are warned about.
+if(TARGET stardiff-cloverleaf)
+  set(_cl ${PROJECT_SOURCE_DIR}/apps/cloverleaf)
+  set(_drv $<TARGET_FILE:stardiff-cloverleaf>)
+  set(_tp1 ${_cl}/decks/clover.in_default)
+  set(_pass "This test is considered PASSED")
+  add_test(NAME cloverleaf.tp1 COMMAND stardiff-cloverleaf ${_tp1})
+  add_test(NAME cloverleaf.tp1_sequential COMMAND stardiff-cloverleaf ${_tp1} --executor sequential)
+  add_test(NAME cloverleaf.tp1_transposed COMMAND stardiff-cloverleaf ${_cl}/decks/clover_tp1_transposed.in)
+  # the same deck in every spelling CloverLeaf's parser takes (case, separators, comments, 4.0d-2)
+  add_test(NAME cloverleaf.tp1_syntax COMMAND stardiff-cloverleaf ${_cl}/decks/clover_tp1_syntax.in --executor sequential)
+  set_tests_properties(cloverleaf.tp1 cloverleaf.tp1_sequential cloverleaf.tp1_transposed cloverleaf.tp1_syntax PROPERTIES
+    LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}" PASS_REGULAR_EXPRESSION "${_pass}")
+
+  set(_ref1 ${STARDIFF_SHARED_DATA}/cloverleaf/reference_outputs/tp1_clover_in_default_10x2.fortran.clover.out)
+  stardiff_unless_exists(_skip ${_ref1})
+  add_test(NAME cloverleaf.tp1_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv} ${_tp1})
+  add_test(NAME cloverleaf.tp1_transposed_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv}
+    ${_cl}/decks/clover_tp1_transposed.in --executor sequential)
+  add_test(NAME cloverleaf.tp1_syntax_fortran_table COMMAND ${_skip} sh ${_cl}/compare_summary.sh ${_ref1} ${_drv}
+    ${_cl}/decks/clover_tp1_syntax.in --executor sequential)
+  set_tests_properties(cloverleaf.tp1_fortran_table cloverleaf.tp1_transposed_fortran_table
+    cloverleaf.tp1_syntax_fortran_table PROPERTIES
+    LABELS "integration;data" ENVIRONMENT "${STARDIFF_TEST_ENV}" ${STARDIFF_SKIP_PROPS})
+  add_test(NAME cloverleaf.bm_short_5steps_fortran_table COMMAND sh ${_cl}/compare_summary.sh
+    ${_cl}/reference/clover_bm_short_5steps.fortran.summary ${_drv} ${_cl}/decks/clover_bm_short.in --end-step 5)
+  set_tests_properties(cloverleaf.bm_short_5steps_fortran_table PROPERTIES LABELS integration
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 600)
+
+  add_test(NAME cloverleaf.bitwise_circle COMMAND sh ${_cl}/same_json.sh ${_drv} ${_cl}/decks/clover_circle.in 10)
+  add_test(NAME cloverleaf.bitwise_bm_short COMMAND sh ${_cl}/same_json.sh ${_drv} ${_cl}/decks/clover_bm_short.in 2)
+  set_tests_properties(cloverleaf.bitwise_circle cloverleaf.bitwise_bm_short PROPERTIES LABELS "integration;starpu"
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" TIMEOUT 900)
+
+  add_test(NAME cloverleaf.json COMMAND sh -c "\"$0\" \"$1\" --json 2>/dev/null" ${_drv} ${_tp1})
+  set_tests_properties(cloverleaf.json PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "^\\{\"deck\":[^\n]*\"steps\":75,\"time\":3\\.0000[0-9]*,\"wall_s\":[0-9.e-]+,\"dt_history\":\\[0\\.04[0-9]*,[^\n]*\\],\"dt_control\":\\[\"[a-z]+\"[^\n]*\\],\"summary\":\\{\"volume\":20(\\.0*)?,\"mass\":12(\\.0*)?[0-9]*,\"density\":0\\.[0-9]+,\"pressure\":0\\.50[0-9]+,\"ie\":25\\.[0-9]+,\"ke\":1\\.8228[0-9]+,\"te\":26\\.[0-9]+\\},\"test_problem\":1,\"test_passed\":true,\"qa_diff\":[0-9.e-]+,\"ke_ref\":1\\.82280367310258[0-9]*\\}\n$")
+  add_test(NAME cloverleaf.vtk COMMAND sh -c "\"$0\" \"$1\" --vtk \"$2\" >/dev/null 2>&1 && grep -c -E '^(SCALARS (density|energy|pressure)|VECTORS velocity)' \"$2\""
+    ${_drv} ${_tp1} ${CMAKE_CURRENT_BINARY_DIR}/cloverleaf_tp1.vtk)
+  set_tests_properties(cloverleaf.vtk PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "^4\n$")
+  add_test(NAME cloverleaf.help COMMAND stardiff-cloverleaf --help)
+  set_tests_properties(cloverleaf.help PROPERTIES LABELS integration PASS_REGULAR_EXPRESSION "usage: stardiff-cloverleaf")
+
+  # Malformed decks: exit 2, the message names the file and the line.
+  foreach(pair
+      "bad_number|bad_number\\.in:4: 'x_cells' needs an integer"
+      "bad_integer|bad_integer\\.in:13: 'end_step' needs an integer"
+      "bad_state_number|bad_state_number\\.in:3: 'density' needs a number"
+      "no_geometry|no_geometry\\.in:3: state 2: no geometry"
+      "bad_geometry|bad_geometry\\.in:3: state 2: geometry 'triangle'"
+      "zero_cells|zero_cells\\.in:4: x_cells must be > 0"
+      "end_time_zero|end_time_zero\\.in:12: end_time must be > 0"
+      "no_endclover|no_endclover\\.in:12: the deck ends without '\\*endclover'"
+      "state1_geometry|state1_geometry\\.in:2: state 1: state 1 is the background"
+      "missing_value|missing_value\\.in:13: 'xmax' needs a value"
+      "missing_key|missing_key\\.in:12: required key 'y_cells' missing"
+      "state_twice|state_twice\\.in:4: state 2 defined twice"
+      "state_gap|state_gap\\.in:3: state 2 is missing"
+      "no_density|no_density\\.in:2: state 1: no density"
+      "no_state1|no_state1\\.in:2: state 1 is missing"
+      "one_row|one_row\\.in: y_cells = 1: at least 2 rows"
+      "not_a_deck|not_a_deck\\.in: no '\\*clover' line")
+    string(REPLACE "|" ";" p "${pair}")
+    list(GET p 0 name)
+    list(GET p 1 re)
+    add_test(NAME cloverleaf.bad_deck.${name} COMMAND sh ${_cl}/expect_error.sh ${_drv} ${_cl}/decks/bad/${name}.in "${re}")
+    set_tests_properties(cloverleaf.bad_deck.${name} PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
+  endforeach()
+  add_test(NAME cloverleaf.bad_deck.absent COMMAND sh ${_cl}/expect_error.sh ${_drv} ${_cl}/decks/no_such_deck.in
+    "no_such_deck\\.in: cannot open")
+  set_tests_properties(cloverleaf.bad_deck.absent PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
+  add_test(NAME cloverleaf.warn_unknown_key COMMAND sh -c "\"$0\" \"$1\" --executor sequential 2>&1 >/dev/null; echo exit=$?"
+    ${_drv} ${_cl}/decks/warn_unknown_key.in)
+  set_tests_properties(cloverleaf.warn_unknown_key PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "warning: [^\n]*warn_unknown_key\\.in:14: unknown key 'foo_option' ignored\nexit=0")
+  foreach(bad "--end-step;0" "--end-step;x" "--tiles;0" "--executor;gpu" "--bogus" "--vtk")
+    string(MAKE_C_IDENTIFIER "${bad}" tag)
+    add_test(NAME cloverleaf.bad_args${tag} COMMAND sh -c "\"$0\" \"$1\" \"$@\"; test $? -eq 2" ${_drv} ${_tp1} ${bad})
+    set_tests_properties(cloverleaf.bad_args${tag} PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
+  endforeach()
+  add_test(NAME cloverleaf.bad_args_no_deck COMMAND sh -c "\"$0\"; test $? -eq 2" ${_drv})
+  set_tests_properties(cloverleaf.bad_args_no_deck PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
+else()
+  stardiff_skipped_test(cloverleaf_not_built "stardiff-cloverleaf is not built (module mesh or STARDIFF_BUILD_APPS off)")
+endif()
