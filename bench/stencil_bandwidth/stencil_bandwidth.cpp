@@ -10,16 +10,25 @@
 // OpenMP: the same two loops over (n+2)^2 arrays with the same halo, `parallel for` over
 // rows with as many threads as StarPU has CPU workers (run with the workers paused, so
 // nothing polls beside it); its final u must equal stardiff's bitwise (max_diff=0).
-// Repeats interleave triad / primal / recording / openmp; medians are reported:
-//   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. triad_gibs=.. primal_gibs=..
-//       recording_gibs=.. openmp_gibs=.. max_diff=.. recording_ratio=.. ratio_vs_openmp=..
-//       ratio=..   (ratio = primal / triad, ratio_vs_openmp = primal / openmp)
+// Two more primal variants flip one par_loop tuning switch each (par_loop.hpp): loop
+// priorities off (no_priorities) and the other store path (stream_stores, or
+// plain_stores when STARDIFF_STREAM_STORES=1 made streaming the default).
+// Repeats interleave triad / primal / recording / openmp / the two variants, each repeat
+// starting one variant further on; medians are reported:
+//   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. sched=.. priorities=.. stream_stores=..
+//       triad_gibs=.. primal_gibs=.. recording_gibs=.. openmp_gibs=.. no_priorities_gibs=..
+//       stream_stores_gibs=.. max_diff=.. recording_ratio=.. paired_ratio_vs_openmp=.. [min..max]
+//       ratio_vs_openmp=.. ratio=..
+//   (ratio = primal / triad, ratio_vs_openmp = primal / openmp of the medians,
+//    paired_ratio_vs_openmp = median and range over repeats of openmp time / primal time
+//    within the same repeat)
 // Usage: stencil_bandwidth [--n N] [--iters K] [--repeats R] [--tiles T]  (STARPU_* apply)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <cmath>
 #include <vector>
@@ -169,6 +178,18 @@ int main(int argc, char** argv) {
     PausedWorkers paused(rt);
     omp->iterate(iters);
   };
+  // Variants of the primal with the par_loop tuning switches (par_loop.hpp) set other
+  // than the defaults, to show what each is worth in the same interleaved runs.
+  const bool pri0 = mesh::loop_priorities(), str0 = mesh::stream_stores();
+  auto with = [&](bool pri, bool str) {
+    mesh::set_loop_priorities(pri);
+    mesh::set_stream_stores(str);
+    primal();
+    mesh::set_loop_priorities(pri0);
+    mesh::set_stream_stores(str0);
+  };
+  auto no_priorities = [&] { with(false, str0); };
+  auto other_stores = [&] { with(pri0, !str0); };
   triad();  // warm-up (first touch, perf-model calibration)
   primal();
   openmp();
@@ -180,30 +201,35 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(u(i, j) - omp->at(i, j)));
   }
   recording();
-  std::vector<double> tt, tp, tr, to;
+  no_priorities();
+  other_stores();
+  // Repeats interleave the variants, starting each repeat one variant further on.
+  enum { kTriad, kPrimal, kRecording, kOpenmp, kNoPri, kOtherStores, kVariants };
+  const std::function<void()> run[kVariants] = {triad, primal, recording, openmp, no_priorities, other_stores};
+  std::vector<double> t[kVariants], paired;
   for (int r = 0; r < repeats; ++r) {
-    double t0 = now();
-    triad();
-    double t1 = now();
-    primal();
-    double t2 = now();
-    recording();
-    double t3 = now();
-    openmp();
-    double t4 = now();
-    tt.push_back(t1 - t0);
-    tp.push_back(t2 - t1);
-    tr.push_back(t3 - t2);
-    to.push_back(t4 - t3);
+    double took[kVariants];
+    for (int k = 0; k < kVariants; ++k) {
+      const int v = (k + r) % kVariants;
+      const double t0 = now();
+      run[v]();
+      took[v] = now() - t0;
+      t[v].push_back(took[v]);
+    }
+    paired.push_back(took[kOpenmp] / took[kPrimal]);
   }
   const double pts = static_cast<double>(n) * n, gib = 1024.0 * 1024.0 * 1024.0;
-  const double triad_gibs = 24.0 * pts * iters / median(tt) / gib;
-  const double primal_gibs = 40.0 * pts * iters / median(tp) / gib;
-  const double rec_gibs = 40.0 * pts * iters / median(tr) / gib;
-  const double omp_gibs = 40.0 * pts * iters / median(to) / gib;
-  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s triad_gibs=%.3f primal_gibs=%.3f "
-              "recording_gibs=%.3f openmp_gibs=%.3f max_diff=%.3g recording_ratio=%.3f ratio_vs_openmp=%.3f ratio=%.3f\n",
-              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), triad_gibs, primal_gibs, rec_gibs,
-              omp_gibs, max_diff, rec_gibs / triad_gibs, primal_gibs / omp_gibs, primal_gibs / triad_gibs);
+  auto gibs = [&](int v, double bytes) { return bytes * pts * iters / median(t[v]) / gib; };
+  const double triad_gibs = gibs(kTriad, 24), primal_gibs = gibs(kPrimal, 40), rec_gibs = gibs(kRecording, 40),
+               omp_gibs = gibs(kOpenmp, 40), nopri_gibs = gibs(kNoPri, 40), other_gibs = gibs(kOtherStores, 40);
+  std::sort(paired.begin(), paired.end());
+  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s priorities=%d stream_stores=%d "
+              "triad_gibs=%.3f primal_gibs=%.3f recording_gibs=%.3f openmp_gibs=%.3f no_priorities_gibs=%.3f "
+              "%s_gibs=%.3f max_diff=%.3g recording_ratio=%.3f paired_ratio_vs_openmp=%.3f [%.3f..%.3f] "
+              "ratio_vs_openmp=%.3f ratio=%.3f\n",
+              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), pri0 ? 1 : 0, str0 ? 1 : 0, triad_gibs,
+              primal_gibs, rec_gibs, omp_gibs, nopri_gibs, str0 ? "plain_stores" : "stream_stores", other_gibs,
+              max_diff, rec_gibs / triad_gibs, median(paired), paired.front(), paired.back(), primal_gibs / omp_gibs,
+              primal_gibs / triad_gibs);
   return max_diff == 0 ? 0 : 1;
 }

@@ -41,7 +41,7 @@
 //  * Inner loops run over contiguous rows (x), so kernels vectorise when dim == 1. A task
 //    writing >= 8 MiB per WRITE output assembles each output row in a cache-resident
 //    buffer and stores it with non-temporal stores (no write-allocate traffic; WRITE
-//    arguments must not be read by the kernel); STARDIFF_STREAM_STORES=0 disables this.
+//    arguments must not be read by the kernel) when stream stores are on (below).
 //    Loops with a dat lacking x (or with dim > 1) use runtime x strides.
 #pragma once
 #include <cstddef>
@@ -116,6 +116,19 @@ template <class T>
 ArgScalar<T> arg_scalar(Scalar<T>& s) {
   return {&s};
 }
+
+// Process-wide tuning switches; results are bitwise the same either way.
+//  * Non-temporal stores (see above): off by default, STARDIFF_STREAM_STORES=1 turns
+//    them on.
+//  * Loop priorities: on by default (STARDIFF_LOOP_PRIORITIES=0 turns them off). Each
+//    loop's tasks and halo exchanges get a StarPU priority one above the loop submitted
+//    before it, so schedulers that order ready tasks by priority (StarPU 1.3: lws, dmdas,
+//    prio, ws; not eager, dmda) run a ready task of a later loop first (depth first: a
+//    tile's next loop can run while that tile's data is still in cache).
+void set_stream_stores(bool on);
+bool stream_stores();
+void set_loop_priorities(bool on);
+bool loop_priorities();
 
 namespace detail {
 template <class K, class... A>
