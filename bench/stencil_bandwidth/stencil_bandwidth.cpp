@@ -10,13 +10,12 @@
 // OpenMP: the same two loops over (n+2)^2 arrays with the same halo, `parallel for` over
 // rows with as many threads as StarPU has CPU workers (run with the workers paused, so
 // nothing polls beside it); its final u must equal stardiff's bitwise (max_diff=0).
-// Two more primal variants flip one par_loop tuning switch each (par_loop.hpp): loop
-// priorities off (no_priorities) and the other store path (stream_stores, or
-// plain_stores when STARDIFF_STREAM_STORES=1 made streaming the default).
-// Repeats interleave triad / primal / recording / openmp / the two variants, each repeat
+// One more primal variant takes the other store path (par_loop.hpp): stream_stores, or
+// plain_stores when STARDIFF_STREAM_STORES=1 made streaming the default.
+// Repeats interleave triad / primal / recording / openmp / that variant, each repeat
 // starting one variant further on; medians are reported:
-//   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. sched=.. priorities=.. stream_stores=..
-//       triad_gibs=.. primal_gibs=.. recording_gibs=.. openmp_gibs=.. no_priorities_gibs=..
+//   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. sched=.. stream_stores=..
+//       triad_gibs=.. primal_gibs=.. recording_gibs=.. openmp_gibs=..
 //       stream_stores_gibs=.. max_diff=.. recording_ratio=.. paired_ratio_vs_openmp=.. [min..max]
 //       ratio_vs_openmp=.. ratio=..
 //   (ratio = primal / triad, ratio_vs_openmp = primal / openmp of the medians,
@@ -178,18 +177,14 @@ int main(int argc, char** argv) {
     PausedWorkers paused(rt);
     omp->iterate(iters);
   };
-  // Variants of the primal with the par_loop tuning switches (par_loop.hpp) set other
-  // than the defaults, to show what each is worth in the same interleaved runs.
-  const bool pri0 = mesh::loop_priorities(), str0 = mesh::stream_stores();
-  auto with = [&](bool pri, bool str) {
-    mesh::set_loop_priorities(pri);
-    mesh::set_stream_stores(str);
+  // The primal with the other store path (par_loop.hpp), to show what the default is
+  // worth in the same interleaved runs.
+  const bool str0 = mesh::stream_stores();
+  auto other_stores = [&] {
+    mesh::set_stream_stores(!str0);
     primal();
-    mesh::set_loop_priorities(pri0);
     mesh::set_stream_stores(str0);
   };
-  auto no_priorities = [&] { with(false, str0); };
-  auto other_stores = [&] { with(pri0, !str0); };
   triad();  // warm-up (first touch, perf-model calibration)
   primal();
   openmp();
@@ -201,11 +196,10 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(u(i, j) - omp->at(i, j)));
   }
   recording();
-  no_priorities();
   other_stores();
   // Repeats interleave the variants, starting each repeat one variant further on.
-  enum { kTriad, kPrimal, kRecording, kOpenmp, kNoPri, kOtherStores, kVariants };
-  const std::function<void()> run[kVariants] = {triad, primal, recording, openmp, no_priorities, other_stores};
+  enum { kTriad, kPrimal, kRecording, kOpenmp, kOtherStores, kVariants };
+  const std::function<void()> run[kVariants] = {triad, primal, recording, openmp, other_stores};
   std::vector<double> t[kVariants], paired;
   for (int r = 0; r < repeats; ++r) {
     double took[kVariants];
@@ -221,14 +215,14 @@ int main(int argc, char** argv) {
   const double pts = static_cast<double>(n) * n, gib = 1024.0 * 1024.0 * 1024.0;
   auto gibs = [&](int v, double bytes) { return bytes * pts * iters / median(t[v]) / gib; };
   const double triad_gibs = gibs(kTriad, 24), primal_gibs = gibs(kPrimal, 40), rec_gibs = gibs(kRecording, 40),
-               omp_gibs = gibs(kOpenmp, 40), nopri_gibs = gibs(kNoPri, 40), other_gibs = gibs(kOtherStores, 40);
+               omp_gibs = gibs(kOpenmp, 40), other_gibs = gibs(kOtherStores, 40);
   std::sort(paired.begin(), paired.end());
-  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s priorities=%d stream_stores=%d "
-              "triad_gibs=%.3f primal_gibs=%.3f recording_gibs=%.3f openmp_gibs=%.3f no_priorities_gibs=%.3f "
+  std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s stream_stores=%d "
+              "triad_gibs=%.3f primal_gibs=%.3f recording_gibs=%.3f openmp_gibs=%.3f "
               "%s_gibs=%.3f max_diff=%.3g recording_ratio=%.3f paired_ratio_vs_openmp=%.3f [%.3f..%.3f] "
               "ratio_vs_openmp=%.3f ratio=%.3f\n",
-              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), pri0 ? 1 : 0, str0 ? 1 : 0, triad_gibs,
-              primal_gibs, rec_gibs, omp_gibs, nopri_gibs, str0 ? "plain_stores" : "stream_stores", other_gibs,
+              n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), str0 ? 1 : 0, triad_gibs,
+              primal_gibs, rec_gibs, omp_gibs, str0 ? "plain_stores" : "stream_stores", other_gibs,
               max_diff, rec_gibs / triad_gibs, median(paired), paired.front(), paired.back(), primal_gibs / omp_gibs,
               primal_gibs / triad_gibs);
   return max_diff == 0 ? 0 : 1;

@@ -142,7 +142,7 @@ std::size_t DatBase::bytes() const {
   return b;
 }
 
-void DatBase::exchange_halos(int priority) {
+void DatBase::exchange_halos() {
   const int o = dims_ - 1;
   if (!stale_) return;
   stale_ = false;
@@ -151,7 +151,7 @@ void DatBase::exchange_halos(int priority) {
   for (int parity = 0; parity < 2; ++parity)
     for (int t = parity; t + 1 < tiles(); t += 2)
       codelets::insert_halo_exchange(ex, tiles_[t], tiles_[t + 1], row0_[t + 1] - row0_[t],
-                                     row_len() * elemsize_, dm_[o], dp_[o], "halo_" + name_, priority);
+                                     row_len() * elemsize_, dm_[o], dp_[o], "halo_" + name_);
 }
 
 void DatBase::reverse_exchange_adjoint() {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -173,12 +172,12 @@ void sum_adjoint_partials(const std::vector<LoopArgDesc>& args, const std::vecto
     }
 }
 
-void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads, int priority) {
+void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads) {
   for (const auto& a : args) {
     if (a.kind != LoopArgDesc::Kind::Dat || a.mode != Mode::Read) continue;
     if (only_adjoint_reads && !a.adjoint_reads) continue;
     const int o = a.dat->dims() - 1;
-    if (a.st_min[o] != 0 || a.st_max[o] != 0) a.dat->exchange_halos(priority);
+    if (a.st_min[o] != 0 || a.st_max[o] != 0) a.dat->exchange_halos();
   }
 }
 
@@ -193,13 +192,9 @@ bool env_switch(const char* name, bool dflt) {
   return std::strcmp(e, "0") != 0;
 }
 std::atomic<bool> g_stream_stores{env_switch("STARDIFF_STREAM_STORES", false)};
-std::atomic<bool> g_loop_priorities{env_switch("STARDIFF_LOOP_PRIORITIES", true)};
-std::atomic<long long> g_loop_count{0};
 }  // namespace
 void set_stream_stores(bool on) { g_stream_stores = on; }
 bool stream_stores() { return g_stream_stores; }
-void set_loop_priorities(bool on) { g_loop_priorities = on; }
-bool loop_priorities() { return g_loop_priorities; }
 }  // namespace stardiff::mesh
 
 namespace stardiff::mesh::detail {
@@ -208,10 +203,5 @@ bool stream_worthwhile(const int lo[3], const int hi[3]) {
   long long pts = 1;
   for (int d = 0; d < 3; ++d) pts *= hi[d] - lo[d];
   return pts * 8 >= (8LL << 20);  // >= 8 MiB written per output: past the caches
-}
-int next_loop_priority() {
-  if (!loop_priorities()) return 0;
-  const long long n = ++g_loop_count;
-  return n < INT_MAX ? static_cast<int>(n) : INT_MAX;
 }
 }  // namespace stardiff::mesh::detail

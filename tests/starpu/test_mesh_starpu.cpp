@@ -68,20 +68,3 @@ TEST(MeshStarpu, ReductionsBitwiseAcrossExecutorsAndTiles) {
   poisson::Problem a(se, 20, 20), b(pe, 20, 20);
   EXPECT_EQ(a.run(10), b.run(10));
 }
-
-// Loop priorities (par_loop.hpp) only reorder ready tasks: with them on and off the
-// primal and its adjoint are bitwise the sequential executor's, over several tiles.
-TEST(MeshStarpu, LoopPrioritiesOnAndOffBitwise) {
-  const bool pri0 = mesh::loop_priorities();
-  SequentialExecutor se;
-  const poisson::Gradient ref = poisson_gradient(se, 48, 40, 8, 12);
-  for (bool on : {true, false}) {
-    mesh::set_loop_priorities(on);
-    StarpuExecutor pe;
-    const poisson::Gradient g = poisson_gradient(pe, 48, 40, 8, 12);
-    EXPECT_EQ(g.E, ref.E) << "priorities " << on;
-    EXPECT_EQ(g.dE_df.data, ref.dE_df.data) << "priorities " << on;
-    EXPECT_EQ(g.dE_du.data, ref.dE_du.data) << "priorities " << on;
-  }
-  mesh::set_loop_priorities(pri0);
-}

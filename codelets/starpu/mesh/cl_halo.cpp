@@ -65,9 +65,8 @@ const Codelet cl_fill_zero("fill_zero", fill_zero_task, nullptr, {{HandleKind::V
 const Codelet cl_add_into("add_into", add_into_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 
 void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
-                          int d_m, int d_p, const std::string& name, int priority) {
-  exec.submit(cl_halo_exchange, HaloArgs{n_lo, row_bytes, 1, d_m, d_p}, {inout(lo), inout(hi)},
-              {.name = name, .priority = priority});
+                          int d_m, int d_p, const std::string& name) {
+  exec.submit(cl_halo_exchange, HaloArgs{n_lo, row_bytes, 1, d_m, d_p}, {inout(lo), inout(hi)}, {.name = name});
 }
 void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_len,
                          std::size_t elemsize, int d_m, int d_p, const std::string& name) {

@@ -22,7 +22,7 @@ extern const Codelet cl_rows_copy;
 extern const Codelet cl_fill_zero;
 extern const Codelet cl_add_into;
 void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
-                          int d_m, int d_p, const std::string& name, int priority = 0);
+                          int d_m, int d_p, const std::string& name);
 void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_len,
                          std::size_t elemsize, int d_m, int d_p, const std::string& name);
 void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,

@@ -114,9 +114,8 @@ class DatBase : public Tracked {
   // Ghost-row state (used by loops and the tape).
   bool ghosts_stale() const { return stale_; }
   void mark_written() { stale_ = true; }
-  // Submits halo-exchange tasks if ghost rows are stale (no-op with one tile), with
-  // the given task priority (par_loop passes its loop's).
-  void exchange_halos(int priority = 0);
+  // Submits halo-exchange tasks if ghost rows are stale (no-op with one tile).
+  void exchange_halos();
   // Submits reverse exchange tasks: adjoint ghost rows added into their owners (fixed
   // order: even boundaries, then odd), ghosts zeroed.
   void reverse_exchange_adjoint();

@@ -120,15 +120,8 @@ ArgScalar<T> arg_scalar(Scalar<T>& s) {
 // Process-wide tuning switches; results are bitwise the same either way.
 //  * Non-temporal stores (see above): off by default, STARDIFF_STREAM_STORES=1 turns
 //    them on.
-//  * Loop priorities: on by default (STARDIFF_LOOP_PRIORITIES=0 turns them off). Each
-//    loop's tasks and halo exchanges get a StarPU priority one above the loop submitted
-//    before it, so schedulers that order ready tasks by priority (StarPU 1.3: lws, dmdas,
-//    prio, ws; not eager, dmda) run a ready task of a later loop first (depth first: a
-//    tile's next loop can run while that tile's data is still in cache).
 void set_stream_stores(bool on);
 bool stream_stores();
-void set_loop_priorities(bool on);
-bool loop_priorities();
 
 namespace detail {
 template <class K, class... A>

@@ -131,20 +131,14 @@ bool loop_is_active(const std::vector<LoopArgDesc>& args);
 bool all_unit(const std::vector<LoopArgDesc>& args);
 // Exchanges the halos of dats read across tile boundaries (only_adjoint_reads: only
 // those whose primal the adjoint reads).
-void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads, int priority = 0);
-// Task priority of the next loop's primal tasks and their halo exchanges: one more than
-// the loop submitted before it, so that among ready tasks the scheduler prefers those of
-// later loops (depth first: a tile's next loop runs while its data is still in cache).
-// 0 for every loop while loop priorities are off (par_loop.hpp).
-int next_loop_priority();
+void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads);
 
 // Submits a loop's primal: halo exchanges, one task per tile, reduction combines; marks
 // written dats (par_loop and LoopNode::submit_primal share it).
 template <class K, class... A>
 void submit_loop_tasks(const std::string& name, Block& block, const Range& range, const K& kernel,
                        const std::vector<LoopArgDesc>& desc, RecordedLoop* node, const A&... a) {
-  const int prio = next_loop_priority();
-  exchange_for(desc, false, prio);
+  exchange_for(desc, false);
   Executor& ex = block.executor();
   const Codelet& cl = loop_codelet<K, A...>(name);
   const bool unit = all_unit(desc), nan = nan_check();
@@ -159,7 +153,7 @@ void submit_loop_tasks(const std::string& name, Block& block, const Range& range
       std::size_t i = 0;
       ((detail::bind_arg(a, desc[i], t, false, la.slot[i], acc, nullptr, i), ++i), ...);
     }
-    ex.submit(cl, acc, &la, sizeof la, {.name = name, .priority = prio});
+    ex.submit(cl, acc, &la, sizeof la, {.name = name});
     ran.push_back(t);
     rows.push_back(la.hi[block.outer()] - la.lo[block.outer()]);
   }
