@@ -111,6 +111,19 @@ TEST(AdjointFixedPoint, NonlinearWithPrefixAndTailMatchesFullTape) {
   EXPECT_LT(rev.bytes, full2.bytes);
 }
 
+TEST(AdjointFixedPoint, ScratchDatNeedsEndOfIterationCopies) {
+  // Four steps u -> u2 -> w -> u2 -> u per iteration: the last step's adjoint reads u2's
+  // second value; each pass restores u2 to its first, so later passes need the end copy.
+  SequentialExecutor ex;
+  const int nx = 10, ny = 11, tiles = 2;
+  auto full = fp_cases::full(ex, nx, ny, tiles, 60, true);
+  auto rev = fp_cases::rev_acc(ex, nx, ny, tiles, 60, opts(1e-14), true);
+  EXPECT_EQ(rev.J, full.J);
+  EXPECT_EQ(rev.report.status, FixedPointStatus::Converged);
+  EXPECT_LE(fp_cases::rel_diff(rev.dq, full.dq), 1e-10);
+  EXPECT_GT(rev.report.copy_bytes, 0u);
+}
+
 TEST(AdjointFixedPoint, NonlinearTaylorTest) {
   SequentialExecutor ex;
   const int nx = 12, ny = 9, tiles = 2, iters = 200;

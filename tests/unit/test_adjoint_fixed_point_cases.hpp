@@ -6,7 +6,8 @@
 // Prefix: u = q / 2 on the whole range (the initial guess and the boundary), f = q u + 1 on
 // the interior (its adjoint reads q and u, which the fixed point then overwrites). Iteration
 // (a contraction, factor <= 0.8): u2 = (u_W + u_E + u_S + u_N) / 8 + 0.3 sin(u) + 0.1 f
-// (adjoint reads u), then u = u2 on the interior. Objective J = sum (u² + f u) over the
+// (adjoint reads u), then u = u2 on the interior (scratch: four steps u -> u2 -> w -> u2 -> u).
+// Objective J = sum (u² + f u) over the
 // interior. rev_acc(): K - 1 iterations untaped in a FixedPointAdjoint section, the K-th
 // recorded; full(): every iteration taped. Both return dJ/dq (halo included), J, bytes.
 #pragma once
@@ -74,11 +75,12 @@ struct Nonlinear {
       : nx(nx), ny(ny), block(ex, "fp_nonlinear", {nx, ny}, tiles),
         five(2, {0, 0, -1, 0, 1, 0, 0, -1, 0, 1}, "five_point"), zero(mesh::Stencil::zero(2)),
         q(block, "q", mesh::Halo{1}), u(block, "u", mesh::Halo{1}), u2(block, "u2", mesh::Halo{1}),
-        f(block, "f", mesh::Halo{1}), J(block, mesh::ReduceOp::SUM, "J") {}
+        f(block, "f", mesh::Halo{1}), w(block, "w", mesh::Halo{1}), J(block, mesh::ReduceOp::SUM, "J") {}
   // q = 0.4 + 0.3 sin(i / 3) cos(j / 5) + h v(i, j) (halo included).
   void set_q(double h = 0, const std::function<double(int, int)>& v = {}) {
     q.set([&](int i, int j, int) { return 0.4 + 0.3 * std::sin(i / 3.0) * std::cos(j / 5.0) + (v ? h * v(i, j) : 0.0); });
     u2.set([](int, int, int) { return 0.0; });
+    w.set([](int, int, int) { return 0.0; });
   }
   void prefix() {
     using namespace mesh;
@@ -91,6 +93,15 @@ struct Nonlinear {
     for (int k = 0; k < n; ++k) {
       par_loop("step", block, block.interior(), StepKernel{}, arg_dat(u, five, READ), arg_dat(f, zero, READ),
                arg_dat(u2, zero, WRITE));
+      if (scratch) {
+        par_loop("step_b", block, block.interior(), StepKernel{}, arg_dat(u2, five, READ), arg_dat(f, zero, READ),
+                 arg_dat(w, zero, WRITE));
+        par_loop("step_c", block, block.interior(), StepKernel{}, arg_dat(w, five, READ), arg_dat(f, zero, READ),
+                 arg_dat(u2, zero, WRITE));
+        par_loop("step_d", block, block.interior(), StepKernel{}, arg_dat(u2, five, READ), arg_dat(f, zero, READ),
+                 arg_dat(u, zero, WRITE));
+        continue;
+      }
       par_loop("copy", block, block.interior(), poisson::CopyKernel{}, arg_dat(u2, zero, READ),
                arg_dat(u, zero, WRITE));
     }
@@ -109,10 +120,11 @@ struct Nonlinear {
     block.executor().wait_all();
     return J.value();
   }
+  bool scratch = false;  // an iteration is four steps u -> u2 -> w -> u2 -> u (u2 holds two values)
   int nx, ny;
   mesh::Block block;
   mesh::Stencil five, zero;
-  mesh::Dat<double> q, u, u2, f;
+  mesh::Dat<double> q, u, u2, f, w;
   mesh::Reduction<double> J;
 };
 
@@ -123,8 +135,12 @@ struct Result {
   FixedPointReport report;
 };
 
-inline Result rev_acc(Executor& ex, int nx, int ny, int tiles, int iters, FixedPointOptions opts) {
+// scratch: the last step's adjoint reads u2's second value, but a pass leaves u2 restored to
+// its first: every pass after the first needs the end-of-iteration copy of u2.
+inline Result rev_acc(Executor& ex, int nx, int ny, int tiles, int iters, FixedPointOptions opts,
+                      bool scratch = false) {
   Nonlinear p(ex, nx, ny, tiles);
+  p.scratch = scratch;
   p.set_q();
   Tape tape("nonlinear");
   tape.start();
@@ -147,8 +163,9 @@ inline Result rev_acc(Executor& ex, int nx, int ny, int tiles, int iters, FixedP
   }
 }
 
-inline Result full(Executor& ex, int nx, int ny, int tiles, int iters) {
+inline Result full(Executor& ex, int nx, int ny, int tiles, int iters, bool scratch = false) {
   Nonlinear p(ex, nx, ny, tiles);
+  p.scratch = scratch;
   p.set_q();
   Tape tape("nonlinear_full");
   tape.start();
