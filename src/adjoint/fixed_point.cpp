@@ -172,6 +172,9 @@ struct FixedPointNode final : mesh::RecordedLoop {
   // Host: first pass (init) sets w = v, later ones add v; returns max|v|, max|w|.
   void measure(bool init, double& maxv, double& maxw) {
     maxv = maxw = 0;
+    // One wait for the pass, then acquires that find nothing pending (a blocking acquire
+    // per tile costs a hand-over between threads each on a loaded machine).
+    if (!state.empty()) state.front().dat->block().executor().wait_all();
     for (auto& s : state) {
       Handle& h = s.dat->adjoint_tile(s.tile);
       auto guard = h.acquire(Access::R);

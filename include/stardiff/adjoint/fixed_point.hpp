@@ -28,6 +28,8 @@
 //    v_0), change_k = max|w_k - w_{k-1}| / max|w_k| = max|v_k| / max|w_k| over the state
 //    (0 when both are 0). It stops at the first k with change_k <= tolerance (Converged),
 //    or at a non-finite change (NotFinite), or after max_iterations passes (NotConverged).
+//    With a contraction rate rho, the remaining error of w (and of p_bar) is about
+//    change * rho / (1 - rho) relative: for rho near 1 choose tolerance ~ target * (1 - rho).
 //    Then p_bar = sum_{j<k} (dG/dp)^T v_j, and the state's adjoint holds v_k: the adjoint
 //    of the iteration's start value (-> 0 as the loop converges), which flows on into the
 //    outer tape's prefix. Reductions folded inside the iteration are outputs of its last
