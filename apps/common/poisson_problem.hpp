@@ -137,6 +137,7 @@ struct Gradient {
   double E = 0;
   std::size_t tape_bytes = 0, tape_nodes = 0;
   mesh::DatView<double> dE_df, dE_du;
+  FixedPointReport fixed_point;  // reverse accumulation only
 };
 
 // Records iterations + error on a set-up problem, seeds dE = 1, reverses, waits.
@@ -152,6 +153,32 @@ inline Gradient record_and_reverse(Problem& p, int iters, SavePolicy policy = Sa
   Gradient g;
   g.E = p.err.value();
   g.tape_bytes = tape.bytes();
+  g.tape_nodes = tape.nodes();
+  g.dE_df = p.f.adjoint();
+  g.dE_du = p.u.adjoint();
+  return g;
+}
+
+// Reverse accumulation on a set-up problem: the tape records nothing before the section,
+// iters - 1 untaped Jacobi iterations and one recorded on the nested tape (the primal is the
+// same as iterate(iters)), then the error loop; seeds dE = 1, reverses, waits. tape_bytes:
+// the outer tape's checkpoints plus the section's bytes (its report).
+inline Gradient rev_acc_gradient(Problem& p, int iters, const FixedPointOptions& opts,
+                                 SavePolicy policy = SavePolicy::Needed) {
+  Tape tape("poisson", policy);
+  tape.start();
+  FixedPointAdjoint fp(tape, "jacobi", opts);
+  p.iterate(iters - 1);
+  fp.record([&] { p.iterate(1); });
+  p.submit_error();
+  tape.stop();
+  tape.seed(p.err, 1.0);
+  tape.reverse();
+  p.block.executor().wait_all();
+  Gradient g;
+  g.E = p.err.value();
+  g.fixed_point = fp.report();
+  g.tape_bytes = tape.bytes() + fp.bytes();
   g.tape_nodes = tape.nodes();
   g.dE_df = p.f.adjoint();
   g.dE_du = p.u.adjoint();

@@ -2,6 +2,7 @@
 // stardiff-poisson — the OPS adjoint Poisson problem on the stardiff mesh DSL.
 //
 // Usage: stardiff-poisson [--nx N] [--ny N] [--iters K] [--tiles T] [--adjoint]
+//          [--mode full|rev-acc] [--tol T] [--max-adjoint-iters N]
 //          [--probe I,J]... [--perturb f|u,I,J,H] [--json] [--vtk FILE]
 //          [--executor starpu|sequential]
 // Runs the primal (timed: primal_s) and prints E = sum (u - ref)^2 (20 x 20, 10 iterations:
@@ -10,7 +11,17 @@
 // probe (0-based interior indices). --perturb adds H to f or to the start iterate u at
 // (I, J) before the run (finite-difference checks). --json: one object on stdout with
 // total_error, primal_s, forward_s, adjoint_s, adjoint_factor, tasks, tape_bytes, probes.
+// --mode full (the default; --adjoint) tapes every iteration. --mode rev-acc (implies
+// --adjoint; needs K >= 1) runs K - 1 iterations untaped in a FixedPointAdjoint section,
+// records the K-th on the nested tape and reverses it until the adjoint's relative change
+// is <= --tol (default 1e-12; at most --max-adjoint-iters passes, default 100000; not
+// converged: exit 1); it also runs the full tape and adds full_tape_bytes,
+// full_adjoint_factor, adjoint_iterations, adjoint_change, adjoint_status and
+// gradient_rel_diff (max |rev-acc - full| over dE/df and dE/du, over max |full|) before
+// probes. tape_bytes is then the fixed point's memory (FixedPointReport::bytes) plus the
+// outer tape's checkpoints.
 // Exit: 0 ok, 1 E not finite (JSON still printed), 2 bad arguments.
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -35,11 +46,14 @@ using apps::seconds_since;
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: stardiff-poisson [--nx N] [--ny N] [--iters K] [--tiles T] [--adjoint]\n"
+               "         [--mode full|rev-acc] [--tol T] [--max-adjoint-iters N]\n"
                "         [--probe I,J]... [--perturb f|u,I,J,H] [--json] [--vtk FILE]\n"
                "         [--executor starpu|sequential]\n"
                "Jacobi iterations of the OPS Poisson problem (defaults 20 x 20, 10 iterations) and\n"
                "E = sum over the interior of (u - ref)^2. --adjoint records the iterations on a tape,\n"
                "reverses it and reports dE/df and dE/du0 at every --probe (0-based interior point).\n"
+               "--mode rev-acc: reverse accumulation (one iteration on a nested tape, its adjoint run\n"
+               "until the relative change is <= --tol, default 1e-12), compared with the full tape.\n"
                "--tiles: tiles per dat (default: 2 x workers). --vtk: u (and adjoints) as legacy VTK.\n"
                "--json: one JSON object on stdout. Exit 0 ok, 1 non-finite E, 2 bad arguments.\n");
 }
@@ -72,7 +86,10 @@ void write_vtk(const std::string& path, int nx, int ny, const std::vector<std::p
 
 int main(int argc, char** argv) {
   int nx = 20, ny = 20, iters = 10, tiles = 0;
-  bool adjoint = false, json = false;
+  bool adjoint = false, json = false, rev_acc = false;
+  FixedPointOptions fpo;
+  fpo.tolerance = 1e-12;
+  fpo.max_iterations = 100000;
   std::string vtk, executor = "starpu";
   std::vector<std::pair<int, int>> probes;
   Perturb pert;
@@ -89,6 +106,18 @@ int main(int argc, char** argv) {
       return 0;
     } else if (arg == "--adjoint") {
       adjoint = true;
+    } else if (arg == "--mode") {
+      const char* v = value();
+      if (!v || (std::strcmp(v, "full") != 0 && std::strcmp(v, "rev-acc") != 0))
+        return bad("--mode needs full or rev-acc");
+      adjoint = true;
+      rev_acc = std::strcmp(v, "rev-acc") == 0;
+    } else if (arg == "--tol") {
+      const char* v = value();
+      if (!v || !apps::parse_pos_double(v, fpo.tolerance)) return bad("--tol needs a positive number");
+    } else if (arg == "--max-adjoint-iters") {
+      const char* v = value();
+      if (!v || !parse_int(v, 1, 1L << 30, fpo.max_iterations)) return bad("--max-adjoint-iters needs an integer >= 1");
     } else if (arg == "--json") {
       json = true;
     } else if (arg == "--nx" || arg == "--ny" || arg == "--iters" || arg == "--tiles") {
@@ -131,6 +160,7 @@ int main(int argc, char** argv) {
   if (pert.on && (pert.i < -1 || pert.i > nx || pert.j < -1 || pert.j > ny))
     return bad("--perturb point outside the grid (halo included)");
   if (!probes.empty() && !adjoint) return bad("--probe needs --adjoint");
+  if (rev_acc && iters < 1) return bad("--mode rev-acc needs --iters >= 1");
 
   try {
     std::unique_ptr<Runtime> rt;
@@ -160,28 +190,68 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "stardiff-poisson: %d x %d, %d iterations, %d tiles, executor %s\n", nx, ny, iters,
                      p.block.tiles(), ex->kind());
     }
-    if (adjoint) {
+    // Full tape: every iteration recorded. Reverse accumulation: K - 1 iterations in a
+    // fixed-point section, the K-th on its nested tape.
+    struct AdjointRun {
+      double forward_s = 0, adjoint_s = 0;
+      std::size_t bytes = 0;
+      mesh::DatView<double> df, du;
+      FixedPointReport fp;
+    };
+    auto run_adjoint = [&](bool rev) {
       poisson::Problem p(*ex, nx, ny, tiles);
       prepare(p);
+      AdjointRun r;
       Tape tape("poisson");
       auto t0 = std::chrono::steady_clock::now();
       tape.start();
-      p.iterate(iters);
+      std::unique_ptr<FixedPointAdjoint> fp;
+      if (rev) {
+        fp = std::make_unique<FixedPointAdjoint>(tape, "jacobi", fpo);
+        p.iterate(iters - 1);
+        fp->record([&] { p.iterate(1); });
+      } else {
+        p.iterate(iters);
+      }
       p.submit_error();
       tape.stop();
       ex->wait_all();
-      forward_s = seconds_since(t0);
+      r.forward_s = seconds_since(t0);
       tape.seed(p.err, 1.0);
       t0 = std::chrono::steady_clock::now();
-      tape.reverse();
+      tape.reverse();  // rev-acc: throw_on_failure is off, a failure is in the report (exit 1)
       ex->wait_all();
-      adjoint_s = seconds_since(t0);
-      tape_bytes = tape.bytes();
-      auto df = p.f.adjoint(), du = p.u.adjoint();
-      for (auto& [i, j] : probes) probe_values.push_back({df(i, j), du(i, j)});
+      r.adjoint_s = seconds_since(t0);
+      r.bytes = tape.bytes() + (fp ? fp->bytes() : 0);
+      if (fp) r.fp = fp->report();
+      r.df = p.f.adjoint();
+      r.du = p.u.adjoint();
+      return r;
+    };
+    AdjointRun main_run, full_run;
+    double rel_diff = nan;
+    if (rev_acc) fpo.throw_on_failure = false;
+    if (adjoint) {
+      main_run = run_adjoint(rev_acc);
+      forward_s = main_run.forward_s;
+      adjoint_s = main_run.adjoint_s;
+      tape_bytes = main_run.bytes;
+      if (rev_acc) {
+        full_run = run_adjoint(false);
+        double dmax = 0, gmax = 0;
+        const std::pair<const mesh::DatView<double>*, const mesh::DatView<double>*> pairs[2] = {
+            {&main_run.df, &full_run.df}, {&main_run.du, &full_run.du}};
+        for (auto& [a, b] : pairs)
+          for (std::size_t k = 0; k < b->data.size(); ++k) {
+            dmax = std::max(dmax, std::fabs(a->data[k] - b->data[k]));
+            gmax = std::max(gmax, std::fabs(b->data[k]));
+          }
+        rel_diff = gmax > 0 ? dmax / gmax : dmax;
+      }
+      for (auto& [i, j] : probes) probe_values.push_back({main_run.df(i, j), main_run.du(i, j)});
       if (!vtk.empty()) {
-        fields.emplace_back("dE_df", df);
-        fields.emplace_back("dE_du", du);
+        fields.emplace_back("dE_df", main_run.df);
+        fields.emplace_back("dE_du", main_run.du);
       }
     }
     if (!vtk.empty()) write_vtk(vtk, nx, ny, fields);
@@ -193,6 +263,13 @@ int main(int argc, char** argv) {
       j.field("adjoint_s", adjoint_s).field("adjoint_factor", factor);
       j.field("tasks", static_cast<long long>(ex->tasks_submitted()));
       j.field("tape_bytes", static_cast<long long>(tape_bytes));
+      if (rev_acc) {
+        j.field("full_tape_bytes", static_cast<long long>(full_run.bytes));
+        j.field("full_adjoint_factor", (full_run.forward_s + full_run.adjoint_s) / primal_s);
+        j.field("adjoint_iterations", main_run.fp.iterations).field("adjoint_change", main_run.fp.change);
+        j.field("adjoint_status", std::string(to_string(main_run.fp.status)));
+        j.field("gradient_rel_diff", rel_diff);
+      }
       j.key("probes").begin_array();
       for (std::size_t k = 0; k < probes.size(); ++k)
         j.begin_object()
@@ -209,11 +286,21 @@ int main(int argc, char** argv) {
       if (adjoint) {
         std::printf("forward_s = %.6g  adjoint_s = %.6g  adjoint_factor = %.3f  tape_bytes = %zu\n", forward_s,
                     adjoint_s, factor, tape_bytes);
+        if (rev_acc)
+          std::printf("rev-acc: %s after %d adjoint iterations (change %.3g)  full tape: tape_bytes = %zu  "
+                      "adjoint_factor = %.3f  gradient_rel_diff = %.3g\n",
+                      to_string(main_run.fp.status), main_run.fp.iterations, main_run.fp.change, full_run.bytes,
+                      (full_run.forward_s + full_run.adjoint_s) / primal_s, rel_diff);
         for (std::size_t k = 0; k < probes.size(); ++k)
           std::printf("probe %d,%d: dE_df = %.17g  dE_du = %.17g\n", probes[k].first, probes[k].second,
                       probe_values[k][0], probe_values[k][1]);
       }
       std::printf("tasks = %zu\n", ex->tasks_submitted());
+    }
+    if (rev_acc && main_run.fp.status != FixedPointStatus::Converged) {
+      std::fprintf(stderr, "stardiff-poisson: the rev-acc adjoint is %s after %d iterations (change %.3g > --tol %.3g)\n",
+                   to_string(main_run.fp.status), main_run.fp.iterations, main_run.fp.change, fpo.tolerance);
+      return 1;
     }
     return std::isfinite(E) ? 0 : 1;
   } catch (const Error& e) {

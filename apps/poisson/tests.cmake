@@ -16,7 +16,15 @@ if(TARGET stardiff-poisson)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} PASS_REGULAR_EXPRESSION "^4\n$")
   add_test(NAME poisson.help COMMAND stardiff-poisson --help)
   set_tests_properties(poisson.help PROPERTIES LABELS integration PASS_REGULAR_EXPRESSION "usage: stardiff-poisson")
-  foreach(bad "--nx;abc" "--iters;-3" "--probe;3" "--probe;30,2;--adjoint" "--bogus" "--executor;gpu" "--probe;1,1")
+  # Reverse accumulation (--mode rev-acc): gradient checks in
+  # tests/integration/test_adjoint_poisson_revacc_driver.cpp.
+  add_test(NAME poisson.rev_acc COMMAND stardiff-poisson --mode rev-acc --nx 8 --ny 6 --iters 600 --tiles 2)
+  set_tests_properties(poisson.rev_acc PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    PASS_REGULAR_EXPRESSION "rev-acc: converged after [0-9]+ adjoint iterations")
+  foreach(bad "--nx;abc" "--iters;-3" "--probe;3" "--probe;30,2;--adjoint" "--bogus" "--executor;gpu" "--probe;1,1"
+      "--mode;revacc" "--mode" "--mode;rev-acc;--iters;0" "--mode;rev-acc;--tol;0" "--mode;rev-acc;--tol;-1e-9"
+      "--mode;rev-acc;--tol;nan" "--mode;rev-acc;--tol;1e-9x" "--mode;rev-acc;--max-adjoint-iters;0"
+      "--mode;rev-acc;--max-adjoint-iters;-2" "--mode;rev-acc;--max-adjoint-iters")
     string(MAKE_C_IDENTIFIER "${bad}" tag)
     add_test(NAME poisson.bad_args${tag} COMMAND sh -c "\"$<TARGET_FILE:stardiff-poisson>\" \"$@\"; test $? -eq 2" sh ${bad})
     set_tests_properties(poisson.bad_args${tag} PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")

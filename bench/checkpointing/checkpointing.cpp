@@ -9,8 +9,20 @@
 // ratio = adjoint factor = (forward with tape + reverse) / primal; optimal = revolve's count
 // t·l − β(s+1, t−1) for (l, s); peak_bytes = peak of checkpoints and snapshots held together;
 // bitwise: the gradient equals save-all's bit for bit.
-// Usage: checkpointing [--n N] [--iters K] [--snapshots s1,s2,..] [--tiles T] [--problems poisson,nonlinear]
+// Reverse accumulation (problems rev-acc) on Poisson, the full tape against FixedPointAdjoint:
+//   checkpointing problem=poisson strategy=rev-acc steps=L snapshots=0 recomputed=0 peak_bytes=..
+//       ratio=.. full_peak_bytes=.. full_ratio=.. adjoint_iterations=.. status=.. change=..
+//       rel_diff=.. n=.. tol=..
+// once at the N and L above with the adjoint capped at L passes (OPS's fixed count: for
+// the linear Poisson the same sums as the full tape), once at --revacc-n with
+// --revacc-iters iterations (converged) run to --revacc-tol. rel_diff = max |rev-acc - full|
+// over dE/df, dE/du, over max |full|; ratio = (forward + reverse) / primal as above.
+// Usage: checkpointing [--n N] [--iters K] [--snapshots s1,s2,..] [--tiles T]
+//          [--problems poisson,nonlinear,rev-acc] [--revacc-n N] [--revacc-iters K] [--revacc-tol T]
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -96,12 +108,66 @@ void run_problem(const char* name, P& p, int iters, const std::vector<int>& snap
     line("online", s, adjoint(p, iters, Checkpointing::online(s), one_step), opt);
   }
 }
+// One rev-acc line: the full tape, then reverse accumulation, on one Poisson problem.
+void rev_acc_line(Executor& ex, int n, int iters, int tiles, FixedPointOptions o) {
+  poisson::Problem p(ex, n, n, tiles);
+  const double tp = primal(p, iters, [&] { p.iterate(1); });
+  auto timed = [&](bool rev, double& fwd, double& bwd, std::size_t& bytes, FixedPointReport& rep) {
+    p.setup();
+    ex.wait_all();
+    Tape tape("bench_rev_acc");
+    double t0 = now();
+    tape.start();
+    std::unique_ptr<FixedPointAdjoint> fp;
+    if (rev) {
+      fp = std::make_unique<FixedPointAdjoint>(tape, "jacobi", o);
+      p.iterate(iters - 1);
+      fp->record([&] { p.iterate(1); });
+    } else {
+      p.iterate(iters);
+    }
+    p.submit_error();
+    tape.stop();
+    ex.wait_all();
+    fwd = now() - t0;
+    tape.seed(p.err, 1.0);
+    ex.wait_all();
+    t0 = now();
+    tape.reverse();
+    ex.wait_all();
+    bwd = now() - t0;
+    bytes = std::max(tape.peak_bytes(), tape.bytes()) + (fp ? fp->bytes() : 0);
+    if (fp) rep = fp->report();
+    std::vector<double> g = p.f.adjoint().data, u = p.u.adjoint().data;
+    g.insert(g.end(), u.begin(), u.end());
+    return g;
+  };
+  double ff = 0, fb = 0, rf = 0, rb = 0;
+  std::size_t fbytes = 0, rbytes = 0;
+  FixedPointReport rep, unused;
+  const std::vector<double> gf = timed(false, ff, fb, fbytes, unused);
+  const std::vector<double> gr = timed(true, rf, rb, rbytes, rep);
+  double d = 0, m = 0;
+  for (std::size_t k = 0; k < gf.size(); ++k) {
+    d = std::max(d, std::fabs(gr[k] - gf[k]));
+    m = std::max(m, std::fabs(gf[k]));
+  }
+  std::printf("checkpointing problem=poisson strategy=rev-acc steps=%d snapshots=0 recomputed=0 peak_bytes=%zu "
+              "ratio=%.3f full_peak_bytes=%zu full_ratio=%.3f adjoint_iterations=%d status=%s change=%.3g "
+              "rel_diff=%.3g n=%d tol=%.3g primal_s=%.4f forward_s=%.4f reverse_s=%.4f full_forward_s=%.4f "
+              "full_reverse_s=%.4f\n",
+              iters, rbytes, (rf + rb) / tp, fbytes, (ff + fb) / tp, rep.iterations, to_string(rep.status), rep.change,
+              m > 0 ? d / m : d, n, o.tolerance, tp, rf, rb, ff, fb);
+  std::fflush(stdout);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   int n = 2048, iters = 200, tiles = 0;
   std::vector<int> snaps{5, 10, 20, 50};
-  std::string problems = "poisson,nonlinear";
+  std::string problems = "poisson,nonlinear,rev-acc";
+  int revacc_n = 64, revacc_iters = 30000;
+  double revacc_tol = 1e-10;
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {
       if (i + 1 >= argc) {
@@ -114,6 +180,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(next());
     else if (!std::strcmp(argv[i], "--tiles")) tiles = std::atoi(next());
     else if (!std::strcmp(argv[i], "--problems")) problems = next();
+    else if (!std::strcmp(argv[i], "--revacc-n")) revacc_n = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--revacc-iters")) revacc_iters = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--revacc-tol")) revacc_tol = std::atof(next());
     else if (!std::strcmp(argv[i], "--snapshots")) {
       snaps.clear();
       std::string v = next();
@@ -125,12 +194,13 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: checkpointing [--n N] [--iters K] [--snapshots s1,s2,..] [--tiles T] "
-                   "[--problems poisson,nonlinear]\n");
+                   "[--problems poisson,nonlinear,rev-acc] [--revacc-n N] [--revacc-iters K] [--revacc-tol T]\n");
       return 2;
     }
   }
-  if (n < 4 || iters < 1 || snaps.empty()) {
-    std::fprintf(stderr, "checkpointing: need --n >= 4, --iters >= 1 and at least one snapshot count\n");
+  if (n < 4 || iters < 1 || snaps.empty() || revacc_n < 4 || revacc_iters < 1 || !(revacc_tol > 0)) {
+    std::fprintf(stderr, "checkpointing: need --n >= 4, --iters >= 1, at least one snapshot count, --revacc-n >= 4, "
+                         "--revacc-iters >= 1 and --revacc-tol > 0\n");
     return 2;
   }
   try {
@@ -143,6 +213,18 @@ int main(int argc, char** argv) {
     if (problems.find("nonlinear") != std::string::npos) {
       nonlinear::Problem p(ex, n, tiles);
       run_problem("nonlinear", p, iters, snaps, [&] { p.step(); });
+    }
+    if (problems.find("rev-acc") != std::string::npos) {
+      FixedPointOptions capped;  // OPS's fixed count: as many adjoint passes as iterations
+      capped.tolerance = 1e-300;
+      capped.max_iterations = iters;
+      capped.throw_on_failure = false;
+      rev_acc_line(ex, n, iters, tiles, capped);
+      FixedPointOptions conv;
+      conv.tolerance = revacc_tol;
+      conv.max_iterations = 10 * revacc_iters;
+      conv.throw_on_failure = false;
+      rev_acc_line(ex, revacc_n, revacc_iters, tiles, conv);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "checkpointing: %s\n", e.what());

@@ -3,5 +3,6 @@
 #pragma once
 #include "stardiff/adjoint/checkpoint_schedule.hpp"
 #include "stardiff/adjoint/external.hpp"
+#include "stardiff/adjoint/fixed_point.hpp"
 #include "stardiff/adjoint/gradient_check.hpp"
 #include "stardiff/adjoint/tape.hpp"

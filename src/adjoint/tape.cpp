@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "adjoint/tape_internal.hpp"
+#include "stardiff/adjoint/fixed_point.hpp"
 #include "stardiff/mesh/par_loop.hpp"
 #include "starpu/mesh/cl_halo.hpp"
 
@@ -27,6 +28,7 @@ Tape::Tape(std::string name, SavePolicy policy) : name_(std::move(name)), policy
 }
 
 Tape::~Tape() {
+  if (open_fp_) open_fp_->detach();
   stop();
   unlink_all();
 }
@@ -55,6 +57,7 @@ void Tape::forget(const void* object, const std::string& what) {
 }
 
 void Tape::check_alive(const std::string& op) const {
+  require(broken_.empty(), op + ": tape '" + name_ + "': " + broken_ + " (clear() the tape)");
   require(destroyed_.empty(), op + ": " + destroyed_ + " was destroyed while tape '" + name_ +
                                   "' held loops recorded on it (clear() the tape)");
 }
@@ -177,6 +180,16 @@ void Tape::check_seed(const std::string& what) const {
   require(!reversed_, "Tape::seed(" + what + "): tape '" + name_ + "' was already reversed");
 }
 
+void Tape::adopt(Tape& inner) {
+  for (auto* d : inner.dats_)
+    if (add_unique(dats_, d)) see(d);
+  for (auto* r : inner.reds_)
+    if (add_unique(reds_, r)) see(r);
+  for (auto* s : inner.scalars_)
+    if (add_unique(scalars_, s)) see(s);
+  needed_.insert(inner.needed_.begin(), inner.needed_.end());
+}
+
 void Tape::reverse_nodes(std::size_t first, std::size_t last) {
   for (std::size_t i = last; i-- > first;) {
     mesh::RecordedLoop& n = *nodes_[i];
@@ -194,14 +207,13 @@ void Tape::reverse() {
   require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
   check_alive("Tape::reverse");
   stop();
+  reversed_ = true;  // also when a fixed-point node throws (not converged): reversing again is refused
   if (!checkpointed() || boundaries_ < 2) {
     drop_tentative();
     reverse_nodes(0, nodes_.size());
-    reversed_ = true;
     return;
   }
   reverse_checkpointed();
-  reversed_ = true;
 }
 
 void Tape::zero_adjoints() {
@@ -212,6 +224,9 @@ void Tape::zero_adjoints() {
 }
 
 void Tape::clear() {
+  if (open_fp_) open_fp_->detach();
+  open_fp_ = nullptr;
+  broken_.clear();
   stop();
   unlink_all();
   destroyed_.clear();

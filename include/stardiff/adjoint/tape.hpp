@@ -55,6 +55,15 @@
 //    first pass included), snapshots_held(), snapshot_bytes() / peak_snapshot_bytes(),
 //    bytes() (checkpoint bytes held by taped loops), peak_bytes() (peak of checkpoints,
 //    pooled save buffers and snapshots together).
+//  * Nested tapes (stardiff/adjoint/fixed_point.hpp): a FixedPointAdjoint opens a section
+//    of a recording save-all tape; its loops run untaped and one iteration is recorded on a
+//    nested tape, which becomes one node of this tape: reverse() runs, at that node, the
+//    nested tape's adjoint until it converges (reverse accumulation), between the tail
+//    recorded after the section and the prefix recorded before it, so gradients reach the
+//    inputs of the whole tape. reverse() then waits for the adjoint tasks up to that node
+//    (the convergence test reads adjoints on the host). The section's memory is in its
+//    report, not in bytes(). A section closed without record(): seed, reverse and
+//    zero_adjoints throw Error naming it (clear() recovers).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +94,11 @@ struct Checkpointing {
   static Checkpointing online(int snapshots);
   std::string describe() const;  // "save-all", "revolve(l, s)", "online(s)"
 };
+
+class FixedPointAdjoint;
+namespace detail {
+struct FixedPointNode;
+}
 
 class Tape final : public mesh::Recorder {
  public:
@@ -141,6 +155,9 @@ class Tape final : public mesh::Recorder {
   void forget(const void* object, const std::string& what) override;
 
  private:
+  friend class FixedPointAdjoint;
+  friend struct detail::FixedPointNode;
+  void adopt(Tape& inner);  // a closed fixed-point section: its dats, reductions, scalars, needed set
   void check_seed(const std::string& what) const;
   void check_alive(const std::string& op) const;
   void see(mesh::Tracked* object);
@@ -167,6 +184,8 @@ class Tape final : public mesh::Recorder {
   bool accumulate_ = false;
   bool reversed_ = false;
   std::string destroyed_;  // what was destroyed while recorded loops held it
+  std::string broken_;     // a fixed-point section closed without its iteration
+  FixedPointAdjoint* open_fp_ = nullptr;  // the open fixed-point section
   std::size_t bytes_ = 0;
   std::vector<std::unique_ptr<mesh::RecordedLoop>> nodes_;
   std::set<mesh::DatBase*> needed_;  // dats whose primal a recorded adjoint reads
