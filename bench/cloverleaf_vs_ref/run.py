@@ -6,8 +6,9 @@
 # --summary-frequency written into it); the reference runs in a fresh temporary directory per
 # run, as it reads ./clover.in and writes ./clover.out. Prints each run, a summary, and one line
 #   cloverleaf_vs_ref deck=D steps=S ref_s=R stardiff_s=X ref_ke=K stardiff_ke=L ratio=X/R ...
-# (times: process wall clock, medians; ref_loop_s/stardiff_wall_s are the programs' own
-# timers; "na" where stardiff-cloverleaf is not built or --ref-only). The reference comes from
+# (times: medians of the process wall clocks; *_cpu_s their CPU times; ref_loop_s and
+# stardiff_wall_s the programs' own timers; "na" where stardiff-cloverleaf is not built or with
+# --ref-only; ratio = stardiff_s / ref_s). The reference comes from
 # the cmake target cloverleaf_ref (built here when absent, unless --no-build); where the build
 # tree says it cannot be built, prints "cloverleaf_vs_ref: skipped: REASON" and exits 0.
 # Exit status: 0 done (or skipped), 1 a run failed, the step counts differ, or the reference did
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -194,6 +196,12 @@ def parse_clover_out(text):
             "qa": (int(qa.group(1)), qa.group(2)) if qa else None}
 
 
+def child_cpu_s():
+    """User + system CPU seconds of the children waited for so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_reference(exe, deck_text, a, workdir, mpirun):
     os.makedirs(workdir)
     with open(os.path.join(workdir, "clover.in"), "w") as f:
@@ -203,11 +211,11 @@ def run_reference(exe, deck_text, a, workdir, mpirun):
     if a.mpirun:
         cmd = [mpirun, "--allow-run-as-root", "-np", "1", "--bind-to", "none",
                "-x", "OMP_NUM_THREADS"] + cmd
-    t0 = time.perf_counter()
+    c0, t0 = child_cpu_s(), time.perf_counter()
     with open(os.path.join(workdir, "stdout.txt"), "w") as so, \
          open(os.path.join(workdir, "stderr.txt"), "w") as se:
         r = subprocess.run(cmd, cwd=workdir, env=env, stdout=so, stderr=se)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, child_cpu_s() - c0
     out_path = os.path.join(workdir, "clover.out")
     if r.returncode != 0 or not os.path.isfile(out_path):
         with open(os.path.join(workdir, "stderr.txt")) as f:
@@ -217,7 +225,7 @@ def run_reference(exe, deck_text, a, workdir, mpirun):
         res = parse_clover_out(f.read())
     if res is None:
         die(f"no field summary in {out_path}", 1)
-    res["wall_s"] = wall
+    res["wall_s"], res["cpu_s"] = wall, cpu
     res["out"] = out_path
     return res
 
@@ -227,9 +235,9 @@ def run_stardiff(exe, deck_path, a):
     env.setdefault("STARPU_SILENT", "1")
     env.setdefault("STARPU_HOME", os.path.join(a.build_dir, "starpu_home"))
     cmd = [exe, deck_path, "--json", "--executor", a.executor]
-    t0 = time.perf_counter()
+    c0, t0 = child_cpu_s(), time.perf_counter()
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, child_cpu_s() - c0
     if r.returncode != 0:
         die(f"{' '.join(cmd)} exited with {r.returncode}:\n{r.stderr[-2000:]}", 1)
     try:
@@ -239,7 +247,7 @@ def run_stardiff(exe, deck_path, a):
                "own_s": float(j["wall_s"])}
     except (ValueError, KeyError, TypeError) as e:
         die(f"stardiff-cloverleaf --json printed no usable object ({e}):\n{r.stdout[:2000]}", 1)
-    res["wall_s"] = wall
+    res["wall_s"], res["cpu_s"] = wall, cpu
     return res
 
 
@@ -285,13 +293,13 @@ def main(argv):
                 if who == "ref":
                     r = run_reference(ref, deck_text, a, os.path.join(tmp, f"ref{i + 1}"), mpirun)
                     refs.append(r)
-                    print(f"run tool=reference repeat={i + 1} wall_s={r['wall_s']:.3f} loop_s={fmt(r['loop_s'])} "
+                    print(f"run tool=reference repeat={i + 1} wall_s={r['wall_s']:.3f} cpu_s={r['cpu_s']:.3f} loop_s={fmt(r['loop_s'])} "
                           f"steps={r['steps']} ke={r['summary']['ke']:.10g} verdict={r['verdict'].replace(' ', '_')}",
                           flush=True)
                 elif sd is not None:
                     s = run_stardiff(sd, deck_path, a)
                     sds.append(s)
-                    print(f"run tool=stardiff repeat={i + 1} wall_s={s['wall_s']:.3f} own_s={s['own_s']:.3f} "
+                    print(f"run tool=stardiff repeat={i + 1} wall_s={s['wall_s']:.3f} cpu_s={s['cpu_s']:.3f} own_s={s['own_s']:.3f} "
                           f"steps={s['steps']} ke={s['summary']['ke']:.10g}", flush=True)
         if a.ref_out:
             shutil.copyfile(refs[-1]["out"], a.ref_out)
@@ -303,11 +311,13 @@ def main(argv):
     last = refs[-1]
     rm, rlo, rhi = med_range([r["wall_s"] for r in refs])
     lm, llo, lhi = med_range([r["loop_s"] for r in refs])
+    rc, rclo, rchi = med_range([r["cpu_s"] for r in refs])
     verdicts = sorted({r["verdict"] for r in refs})
     qa = f" (test problem {last['qa'][0]}: within {last['qa'][1]}% of the expected KE)" if last["qa"] else ""
     print(f"reference: {os.path.basename(a.deck)}, {last['steps']} steps, {a.threads} OpenMP thread(s), "
           f"1 MPI rank{' (mpirun)' if a.mpirun else ''}: wall {rm:.3f} s [{rlo:.3f}, {rhi:.3f}], "
           f"its own wall clock (hydro loop) {fmt(lm)} s [{fmt(llo)}, {fmt(lhi)}], "
+          f"CPU {rc:.3f} s [{rclo:.3f}, {rchi:.3f}], "
           f"KE {last['summary']['ke']:.10g}, {'/'.join(verdicts)}{qa}")
     if any(r["verdict"] == "NOT PASSED" for r in refs):
         if a.end_step is None:
@@ -319,13 +329,15 @@ def main(argv):
     if any(r["steps"] != last["steps"] for r in refs):
         print("cloverleaf_vs_ref: the reference's step counts differ between runs", file=sys.stderr)
         status = 1
-    sm = s_own = sd_ke = None
+    sm = s_own = sd_ke = sc = None
     if sds:
         sm, slo, shi = med_range([s["wall_s"] for s in sds])
         s_own, olo, ohi = med_range([s["own_s"] for s in sds])
+        sc, sclo, schi = med_range([s["cpu_s"] for s in sds])
         sd_ke = sds[-1]["summary"]["ke"]
         print(f"stardiff : {sds[-1]['steps']} steps, STARPU_NCPU={a.threads}, --executor {a.executor}: "
               f"wall {sm:.3f} s [{slo:.3f}, {shi:.3f}], its own wall_s {s_own:.3f} s [{olo:.3f}, {ohi:.3f}], "
+              f"CPU {sc:.3f} s [{sclo:.3f}, {schi:.3f}], "
               f"KE {sd_ke:.10g}")
         if sds[-1]["steps"] != last["steps"]:
             print(f"cloverleaf_vs_ref: step counts differ (reference {last['steps']}, stardiff {sds[-1]['steps']})",
@@ -345,7 +357,8 @@ def main(argv):
           f"repeats={a.repeats} ref_s={rm:.3f} stardiff_s={fmt(sm)} ref_ke={ref_ke:.10g} "
           f"stardiff_ke={fmt(sd_ke, '.10g')} ke_rel_diff={fmt(ke_rel, '.3g')} "
           f"ref_passed={passed} "
-          f"ref_loop_s={fmt(lm)} stardiff_wall_s={fmt(s_own)} ratio_own_timers={fmt(ratio_own)} "
+          f"ref_loop_s={fmt(lm)} stardiff_wall_s={fmt(s_own)} ref_cpu_s={rc:.3f} stardiff_cpu_s={fmt(sc)} "
+          f"ratio_own_timers={fmt(ratio_own)} "
           f"ratio={fmt(ratio)}")
     return status
 
