@@ -73,7 +73,8 @@ def parse_args(argv):
                    help="write summary_frequency=N into the deck")
     p.add_argument("--ref", help="reference binary (default: from the build tree)")
     p.add_argument("--fullprec", action="store_true",
-                   help="use the reference built with 17-digit field summaries (target cloverleaf_ref_fullprec)")
+                   help="use the reference built with 17-digit field summaries (target cloverleaf_ref_fullprec; "
+                        "the default build prints 4 digits, so its ke_rel_diff resolves about 1e-4 only)")
     p.add_argument("--stardiff", help="stardiff-cloverleaf binary (default: BUILD/" + STARDIFF_REL + ")")
     p.add_argument("--executor", choices=["starpu", "sequential"], default="starpu",
                    help="stardiff-cloverleaf --executor (default starpu)")
@@ -220,7 +221,7 @@ def run_reference(exe, deck_text, a, workdir, mpirun):
     if r.returncode != 0 or not os.path.isfile(out_path):
         with open(os.path.join(workdir, "stderr.txt")) as f:
             tail = f.read()[-2000:]
-        die(f"the reference exited with {r.returncode} in {workdir}:\n{tail}", 1)
+        die(f"the reference exited with {r.returncode} in {workdir} (--keep DIR keeps it):\n{tail}", 1)
     with open(out_path) as f:
         res = parse_clover_out(f.read())
     if res is None:
@@ -286,6 +287,7 @@ def main(argv):
 
     refs, sds = [], []
     status = 0
+    load_start = os.getloadavg()[0]
     try:
         for i in range(a.repeats):
             order = ["ref", "sd"] if i % 2 == 0 else ["sd", "ref"]
@@ -308,6 +310,7 @@ def main(argv):
         if not a.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    load_end = os.getloadavg()[0]
     last = refs[-1]
     rm, rlo, rhi = med_range([r["wall_s"] for r in refs])
     lm, llo, lhi = med_range([r["loop_s"] for r in refs])
@@ -358,7 +361,7 @@ def main(argv):
           f"stardiff_ke={fmt(sd_ke, '.10g')} ke_rel_diff={fmt(ke_rel, '.3g')} "
           f"ref_passed={passed} "
           f"ref_loop_s={fmt(lm)} stardiff_wall_s={fmt(s_own)} ref_cpu_s={rc:.3f} stardiff_cpu_s={fmt(sc)} "
-          f"ratio_own_timers={fmt(ratio_own)} "
+          f"ratio_own_timers={fmt(ratio_own)} load_start={load_start:.2f} load_end={load_end:.2f} "
           f"ratio={fmt(ratio)}")
     return status
 

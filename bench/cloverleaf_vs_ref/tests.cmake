@@ -42,7 +42,7 @@ set(_cv_fake ${_cv_py} --build-dir ${CMAKE_CURRENT_BINARY_DIR}/cloverleaf_vs_ref
 set(_cv_num "[0-9]+\\.[0-9]+")
 add_test(NAME bench.cloverleaf_vs_ref.fake_both COMMAND ${_cv_exit0} ${_cv_fake} --stardiff ${_cv_fake_sd} --repeats 2)
 set_tests_properties(bench.cloverleaf_vs_ref.fake_both PROPERTIES LABELS bench ENVIRONMENT "${_cv_fake_env}"
-  PASS_REGULAR_EXPRESSION "run tool=stardiff repeat=2 .*\ncloverleaf_vs_ref deck=tp1_every_step.clover.in steps=75 threads=2 repeats=2 ref_s=${_cv_num} stardiff_s=${_cv_num} ref_ke=1.823 stardiff_ke=1.822803673 ke_rel_diff=0.000108 ref_passed=yes ref_loop_s=0.010 stardiff_wall_s=0.010 ref_cpu_s=${_cv_num} stardiff_cpu_s=${_cv_num} ratio_own_timers=0.958 ratio=${_cv_num}\nrun.py exit=0\n$")
+  PASS_REGULAR_EXPRESSION "run tool=stardiff repeat=2 .*\ncloverleaf_vs_ref deck=tp1_every_step.clover.in steps=75 threads=2 repeats=2 ref_s=${_cv_num} stardiff_s=${_cv_num} ref_ke=1.823 stardiff_ke=1.822803673 ke_rel_diff=0.000108 ref_passed=yes ref_loop_s=0.010 stardiff_wall_s=0.010 ref_cpu_s=${_cv_num} stardiff_cpu_s=${_cv_num} ratio_own_timers=0.958 load_start=${_cv_num} load_end=${_cv_num} ratio=${_cv_num}\nrun.py exit=0\n$")
 # --end-step: the deck holds end_step=7 and summary_frequency=3 (not =1); a NOT PASSED does not
 # count (the test_problem KE is the full run's): ref_passed=na and exit 0.
 add_test(NAME bench.cloverleaf_vs_ref.fake_deck_rewrite
