@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runtime_environment.hpp"
+#include "support/error_text.hpp"
 #include "unit/test_adjoint_checkpointing_cases.hpp"
 #include "unit/test_adjoint_checkpointing_external_cases.hpp"
 
@@ -127,4 +128,24 @@ TEST(AdjointCheckpointingStarpu, DiskSwap) {
               at_turn.bytes - before.bytes, dir);
   // Save-all on StarPU under the same limit: its checkpoint buffers are managed too.
   expect_same(ref, ckpt_cases::nonlinear(pe, Checkpointing::save_all(), steps, true, n, 4), "starpu save-all");
+}
+
+// One checkpoint buffer larger than the limit: StarPU could never allocate it (1.3.10 then
+// waits forever, purging). The submission is refused with an Error naming limit and handle.
+TEST(AdjointCheckpointingStarpu, DiskSwapTileAboveTheLimitIsRefused) {
+  const char* limit_mb = std::getenv("STARPU_LIMIT_CPU_MEM");
+  if (std::getenv("STARPU_DISK_SWAP") == nullptr || limit_mb == nullptr) GTEST_SKIP() << "no memory limit set";
+  const std::size_t limit = static_cast<std::size_t>(std::atoll(limit_mb)) << 20;
+  int n = 64;
+  while (static_cast<std::size_t>(n + 2) * (n + 2) * sizeof(double) <= limit) n *= 2;  // one tile > limit
+  StarpuExecutor pe;
+  const std::string msg = stardiff::testing::error_of([&] {
+    ckpt_cases::nonlinear(pe, Checkpointing::revolve(3, 2), 3, false, n, 1);
+  });
+  EXPECT_NE(msg.find("STARPU_LIMIT_CPU_MEM"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'nl_warp:save_u[0]'"), std::string::npos) << msg;  // the prefix loop's save, the first
+  // The runtime goes on: a run that fits still gives the sequential result.
+  SequentialExecutor se;
+  expect_same(ckpt_cases::nonlinear(se, Checkpointing::save_all(), 3, false, 96, 2),
+              ckpt_cases::nonlinear(pe, Checkpointing::revolve(3, 2), 3, false, 96, 2), "after the refusal");
 }
