@@ -28,6 +28,8 @@
 //    argument is active; otherwise only the primal runs.
 //  * Undeclared access: host access to a dat (set, values, adjoint...) or a par_loop from
 //    inside the user's code is an Error naming the external function and the dat or loop.
+//  * SavePolicy::Verify has no adjoint_reads mask to check here (tape.hpp): what the adjoint
+//    may read follows from the declared modes, and all of it is saved or recomputed.
 //  * options.serialize (a handle; may be null): every task of the call also takes it RW, so
 //    calls sharing it run in submission order (state shared between calls, e.g. factors).
 #pragma once
