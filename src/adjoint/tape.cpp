@@ -111,10 +111,8 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
     c.bytes = bytes;
     if (!c.buffer) {
-      c.storage.reset(new unsigned char[c.bytes]);  // no zero fill: the save task writes it all
-      c.buffer = std::make_unique<Handle>(Handle::vector(c.storage.get(), c.bytes, 1,
-                                                         loop.name + ":save_" + a.dat->name() + "[" +
-                                                             std::to_string(t) + "]"));
+      c.buffer = std::make_unique<Handle>(
+          Handle::managed_vector(c.bytes, 1, loop.name + ":save_" + a.dat->name() + "[" + std::to_string(t) + "]"));
     }
     codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
                                loop.name + ":save_" + a.dat->name());
@@ -150,9 +148,9 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       loop.red_pre[i] = a.red->make_like(base + "_pre");
       loop.red_post[i] = a.red->make_like(base + "_post");
       loop.red_eff[i] = a.red->make_like(base + "_a1s_loop");
-      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop.red_pre[i], 0, a.red->elemsize(), true,
+      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop.red_pre[i], 0, a.red->record_bytes(), true,
                                  base + "_save_pre");
-      bytes_ += 3 * a.red->elemsize();
+      bytes_ += 3 * a.red->record_bytes();
       note_bytes();
     } else if (a.kind == LoopArgDesc::Kind::Scalar) {
       if (add_unique(scalars_, a.scalar)) first_seen(a.scalar);
@@ -167,9 +165,11 @@ void Tape::after_loop(std::unique_ptr<mesh::RecordedLoop> loop) {
   for (std::size_t i = 0; i < loop->args.size(); ++i) {
     auto& a = loop->args[i];
     if (a.kind == LoopArgDesc::Kind::Reduce)
-      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop->red_post[i], 0, a.red->elemsize(), true,
+      codelets::insert_rows_copy(ex, a.red->value_handle(), 0, *loop->red_post[i], 0, a.red->record_bytes(), true,
                                  loop->name + ":" + a.red->name() + "_save_post");
   }
+  bytes_ += loop->kept_bytes();
+  note_bytes();
   nodes_.push_back(std::move(loop));
 }
 

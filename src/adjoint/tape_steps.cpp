@@ -102,10 +102,8 @@ std::unique_ptr<Tape::Snapshot> Tape::new_snapshot() {
       c.dat = d;
       c.tile = t;
       c.bytes = v.count() * v.elemsize;
-      c.storage.reset(new unsigned char[c.bytes]);  // the snapshot copy writes it all
-      c.buffer = std::make_unique<Handle>(Handle::vector(c.storage.get(), c.bytes, 1,
-                                                         name_ + ":snapshot" + id + "_" + d->name() + "[" +
-                                                             std::to_string(t) + "]"));
+      c.buffer = std::make_unique<Handle>(Handle::managed_vector(
+          c.bytes, 1, name_ + ":snapshot" + id + "_" + d->name() + "[" + std::to_string(t) + "]"));
       snap_bytes_ += c.bytes;
       s->parts.push_back(std::move(c));
     }
@@ -141,6 +139,8 @@ void Tape::restore_snapshot(int slot) {
 
 void Tape::release_saves(std::size_t first, std::size_t last) {
   for (std::size_t i = first; i < last; ++i) {
+    bytes_ -= nodes_[i]->kept_bytes();
+    nodes_[i]->release_kept();
     for (auto& c : nodes_[i]->saves) {
       bytes_ -= c.bytes;
       pool_bytes_ += c.bytes;
@@ -234,12 +234,19 @@ void Tape::recompute_step(std::int64_t k, bool tape) {
     for (std::size_t j = 0; j < n.args.size(); ++j) {
       const LoopArgDesc& a = n.args[j];
       if (tape && a.writes() && (policy_ == SavePolicy::All || needed_.count(a.dat))) save_dat(n, a);
-      if (a.kind == LoopArgDesc::Kind::Reduce)
-        codelets::insert_rows_copy(ex, *n.red_pre[j], 0, a.red->value_handle(), 0, a.red->elemsize(), true,
+      if (a.kind == LoopArgDesc::Kind::Reduce)  // the whole record: MIN/MAX restart with their arg too
+        codelets::insert_rows_copy(ex, *n.red_pre[j], 0, a.red->value_handle(), 0, a.red->record_bytes(), true,
                                    n.name + ":" + a.red->name() + "_restart");
     }
-    n.submit_primal();
+    if (tape) {
+      const std::size_t before = n.kept_bytes();
+      n.submit_primal();
+      bytes_ += n.kept_bytes() - before;
+    } else {
+      n.submit_primal_untaped();
+    }
   }
+  note_bytes();
 }
 
 void Tape::reverse_checkpointed() {
@@ -251,8 +258,8 @@ void Tape::reverse_checkpointed() {
   kept.clear();
   for (auto* r : reds_) {
     kept.push_back(r->make_like(r->name() + "_final"));
-    codelets::insert_rows_copy(r->block().executor(), r->value_handle(), 0, *kept.back(), 0, r->elemsize(), true,
-                               r->name() + "_keep");
+    codelets::insert_rows_copy(r->block().executor(), r->value_handle(), 0, *kept.back(), 0, r->record_bytes(),
+                               true, r->name() + "_keep");
   }
   reverse_nodes(step_begin_[L], nodes_.size());
   if (firstturn_ >= 0) {
@@ -281,7 +288,7 @@ void Tape::reverse_checkpointed() {
   reverse_nodes(0, step_begin_[0]);  // the prefix
   for (std::size_t i = 0; i < reds_.size(); ++i)
     codelets::insert_rows_copy(reds_[i]->block().executor(), *kept[i], 0, reds_[i]->value_handle(), 0,
-                               reds_[i]->elemsize(), true, reds_[i]->name() + "_final");
+                               reds_[i]->record_bytes(), true, reds_[i]->name() + "_final");
 }
 
 void Tape::clear_steps() {

@@ -61,6 +61,13 @@ Handle Handle::variable(void* ptr, std::size_t elemsize, std::string name) {
   return Handle(make_impl(v, std::move(name)));
 }
 
+Handle Handle::managed_vector(std::size_t nx, std::size_t elemsize, std::string name) {
+  BufferView v{nullptr, HandleKind::Vector, elemsize, nx, 1, 1, nx, nx};
+  auto h = make_impl(v, std::move(name));
+  h->managed = true;
+  return Handle(std::move(h));
+}
+
 static HandleImpl& checked(const detail::HandleImplPtr& p) {
   if (!p) throw Error("stardiff::Handle: use of an empty (moved-from or default) handle");
   return *p;
@@ -71,6 +78,7 @@ std::size_t Handle::elemsize() const { return checked(impl_).view.elemsize; }
 const std::string& Handle::name() const { return checked(impl_).name; }
 void Handle::set_name(std::string name) { checked(impl_).name = std::move(name); }
 BufferView Handle::host_view() const { return checked(impl_).view; }
+bool Handle::managed() const { return checked(impl_).managed; }
 
 void Handle::set_reduction(const Codelet& init, const Codelet& reduce) {
   auto& h = checked(impl_);
@@ -81,9 +89,12 @@ void Handle::set_reduction(const Codelet& init, const Codelet& reduce) {
 
 HostAccess Handle::acquire(Access mode) const {
   auto& h = checked(impl_);
-  if (h.starpu == nullptr) return HostAccess();  // never given to StarPU: host copy is the data
+  if (h.starpu == nullptr) {  // never given to StarPU: host copy is the data
+    if (h.managed && h.view.ptr == nullptr) detail::managed_host_memory(h, "acquire");
+    return HostAccess(nullptr, h.view.ptr);
+  }
   detail::starpu_acquire(h, mode);
-  return HostAccess(&h);
+  return HostAccess(&h, h.view.ptr != nullptr ? h.view.ptr : detail::starpu_local_ptr(h));
 }
 
 HostAccess::~HostAccess() {
@@ -95,6 +106,7 @@ Handle::Partition Handle::partition(std::size_t nparts) {
   require(nparts >= 1, "stardiff::Handle::partition '" + h.name + "': need at least one part");
   std::size_t n = h.view.kind == HandleKind::Vector ? h.view.nx
                   : h.view.kind == HandleKind::Matrix ? h.view.ny : 0;
+  require(!h.managed, "stardiff::Handle::partition '" + h.name + "': a managed handle cannot be partitioned");
   require(h.view.kind == HandleKind::Vector || h.view.kind == HandleKind::Matrix,
           "stardiff::Handle::partition '" + h.name + "': only vectors and matrices can be partitioned");
   require(nparts <= n, "stardiff::Handle::partition '" + h.name + "': " + std::to_string(nparts) +
@@ -142,6 +154,17 @@ Handle::Partition::~Partition() {
 
 namespace detail {
 void HandleImplDeleter::operator()(HandleImpl* p) const { delete p; }
+
+void managed_host_memory(HandleImpl& h, const std::string& user) {
+  if (h.view.ptr != nullptr) return;
+  if (h.starpu != nullptr)
+    throw Error(user + ": handle " + describe(h) +
+                " is a managed handle whose memory StarPU allocates (a StarPU executor used it first); only "
+                "StarPU tasks and acquire() reach it");
+  const std::size_t bytes = h.view.count() * h.view.elemsize;
+  h.owned.reset(new unsigned char[bytes > 0 ? bytes : 1]());
+  h.view.ptr = h.owned.get();
+}
 
 HandleImpl& access_impl(const DataAccess& d, std::size_t i, const std::string& task) {
   if (d.handle == nullptr || !d.handle->valid())

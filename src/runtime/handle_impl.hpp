@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "stardiff/runtime/codelet.hpp"
@@ -21,7 +22,13 @@ struct HandleImpl {
   const Codelet* redux_init = nullptr;
   const Codelet* redux_reduce = nullptr;
   bool redux_installed = false;
+  bool managed = false;                    // Handle::managed_vector: no user memory
+  std::unique_ptr<unsigned char[]> owned;  // a managed handle's host memory, when it has some
 };
+
+// A managed handle not registered with StarPU gets zeroed host memory (view.ptr) at its
+// first host-side use; Error if StarPU already allocates it (home node -1).
+void managed_host_memory(HandleImpl& h, const std::string& user);
 
 // Runtime liveness (src/runtime/starpu/runtime.cpp).
 bool runtime_alive();
@@ -31,6 +38,7 @@ std::uint64_t runtime_generation();
 void* starpu_ensure_registered(HandleImpl& h);  // throws Error on misuse
 void starpu_unregister(HandleImpl& h) noexcept;
 void starpu_acquire(HandleImpl& h, Access mode);
+void* starpu_local_ptr(HandleImpl& h);  // main-RAM pointer of an acquired handle
 void starpu_release(HandleImpl& h) noexcept;
 // Plans and submits a partition of `parent` into children (already holding host views).
 void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n);

@@ -23,6 +23,7 @@ void SequentialExecutor::submit(const Codelet& cl, std::span<const DataAccess> d
     if (h->starpu != nullptr && (!detail::runtime_alive() || h->generation != detail::runtime_generation()))
       throw Error("task '" + name + "': handle " + detail::describe(*h) +
                   " was registered with a StarPU runtime that has ended");
+    if (h->managed && h->view.ptr == nullptr) detail::managed_host_memory(*h, "task '" + name + "'");
     views[i] = h->view;
   }
   std::span<const BufferView> bufs(views, data.size());

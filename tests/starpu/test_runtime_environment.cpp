@@ -61,6 +61,31 @@ TEST(RuntimeEnvironment, DirectoriesThatCannotBeCreatedAreRefused) {
   expect_refused("STARPU_PERF_MODEL_DIR", "/proc/stardiff-cannot-exist", "cannot be created");
 }
 
+TEST(RuntimeEnvironment, DiskSwapBackendAndSizeAreChecked) {
+  expect_refused("STARPU_DISK_SWAP_BACKEND", "unistdd", "no StarPU disk backend");
+  {
+    const std::string dir = ::testing::TempDir() + "stardiff_swap_check";
+    ScopedEnv swap("STARPU_DISK_SWAP", dir.c_str());
+    expect_refused("STARPU_DISK_SWAP_SIZE", "15", "minimum disk size (16 MB)");
+    // The disk node the checkpointing tests use starts, and StarPU lists it.
+    ScopedEnv backend("STARPU_DISK_SWAP_BACKEND", "unistd");
+    ScopedEnv size("STARPU_DISK_SWAP_SIZE", "64");
+    ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "64");
+    Runtime rt;
+    bool disk = false, cpu_limited = false;
+    for (const MemoryNodeInfo& m : rt.memory_nodes()) {
+      if (m.kind == "disk") {
+        disk = true;
+        EXPECT_EQ(m.limit, 64LL << 20);
+        EXPECT_EQ(m.used(), 0);
+      }
+      if (m.kind == "cpu" && m.limit == 64LL << 20) cpu_limited = true;
+    }
+    EXPECT_TRUE(disk);
+    EXPECT_TRUE(cpu_limited);
+  }
+}
+
 TEST(RuntimeEnvironment, WellFormedValuesStillStart) {
   EXPECT_EQ(start_error("STARPU_NCPU", "+2"), "");
   EXPECT_EQ(start_error("STARPU_CALIBRATE", "0"), "");

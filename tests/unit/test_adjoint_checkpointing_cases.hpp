@@ -4,6 +4,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <array>
+#include <functional>
 #include <vector>
 
 #include "nonlinear_diffusion.hpp"
@@ -13,6 +15,7 @@ namespace stardiff::ckpt_cases {
 
 struct Result {
   double E = 0, M = 0;
+  std::array<int, 3> M_arg{0, 0, 0};  // the MAX reduction's arg-extremum after reverse()
   std::vector<double> du, df;  // adjoints of u (and f for Poisson), halo included
   std::int64_t recomputed = 0, steps = 0;
   int snapshots_held = 0;
@@ -55,9 +58,10 @@ inline Result poisson(Executor& ex, const Checkpointing& c, int iters, int nx = 
 }
 
 // The nonlinear stencil: a recorded prefix loop, `steps` steps (state u), the error loop;
-// with reductions, E and M are seeded (1 and 0.5).
+// with reductions, E and M are seeded (1 and 0.5). at_turn (if set) runs between the forward
+// pass and reverse().
 inline Result nonlinear(Executor& ex, const Checkpointing& c, int steps, bool reductions, int n = 20, int tiles = 3,
-                     SavePolicy pol = SavePolicy::Needed) {
+                     SavePolicy pol = SavePolicy::Needed, const std::function<void()>& at_turn = {}) {
   stardiff::nonlinear::Problem p(ex, n, tiles, reductions);
   p.setup();
   Tape tape("ckpt_nonlinear", pol);
@@ -71,6 +75,7 @@ inline Result nonlinear(Executor& ex, const Checkpointing& c, int steps, bool re
   }
   p.submit_error();
   tape.stop();
+  if (at_turn) at_turn();
   tape.seed(p.err, 1.0);
   if (reductions) tape.seed(p.max, 0.5);
   tape.reverse();
@@ -78,6 +83,7 @@ inline Result nonlinear(Executor& ex, const Checkpointing& c, int steps, bool re
   Result r;
   r.E = p.err.value();
   r.M = p.max.value();
+  if (reductions) r.M_arg = p.max.arg();
   r.du = p.u.adjoint().data;
   report(tape, r);
   return r;
@@ -97,6 +103,7 @@ inline void expect_same(const Result& a, const Result& b, const std::string& wha
   SCOPED_TRACE(what);
   EXPECT_EQ(a.E, b.E);
   EXPECT_EQ(a.M, b.M);
+  EXPECT_EQ(a.M_arg, b.M_arg);
   EXPECT_EQ(a.du, b.du);
   EXPECT_EQ(a.df, b.df);
 }

@@ -37,8 +37,9 @@ TEST(AdjointLoops, OneDimensionalHandDerived) {
     EXPECT_NEAR(r.dx(k), g, 1e-13 * (1 + std::fabs(g))) << "dJ/dx at " << k;
   }
   for (int i = 0; i < n; ++i) EXPECT_NEAR(r.dy(i), 2 * y1[i], 1e-13) << "dJ/dy at " << i;
-  // x is overwritten (square) after a nonlinear adjoint reads it: saved, once per tile.
-  EXPECT_EQ(r.bytes, (n + 2) * sizeof(double) + 2 * 3 * sizeof(double));
+  // x is overwritten (square) after a nonlinear adjoint reads it: saved, once per tile; each
+  // reduction keeps 3 records (before, after, the adjoint's): S a double, M (MAX) with its arg.
+  EXPECT_EQ(r.bytes, (n + 2) * sizeof(double) + 3 * sizeof(double) + 3 * sizeof(mesh::ArgRec<double>));
 }
 
 TEST(AdjointLoops, OneDimensionalTilesAndPolicies) {

@@ -19,7 +19,8 @@
 //    Per tile, the function may read ghost rows (exchanged before) and writes owned rows only.
 //  * The adjoint sees READ dats as they were at the call, written dats (WRITE/RW/INC) as the
 //    primal left them. execute_external saves those outputs after the primal (one buffer
-//    per tile, a StarPU handle); execute_external_recompute saves nothing itself: the tape
+//    per tile, a Handle::managed_vector StarPU may evict; a checkpointed tape drops them
+//    while the call's step is untaped); execute_external_recompute saves nothing itself: the tape
 //    keeps the inputs and the adjoint first re-runs the primal on copies of the written dats.
 //    On return the adjoint leaves each written dat's adjoint as the adjoint of its value
 //    before the call (WRITE: zero where the primal wrote; RW: updated; INC: unchanged).
@@ -27,6 +28,8 @@
 //    argument is active; otherwise only the primal runs.
 //  * Undeclared access: host access to a dat (set, values, adjoint...) or a par_loop from
 //    inside the user's code is an Error naming the external function and the dat or loop.
+//  * SavePolicy::Verify has no adjoint_reads mask to check here (tape.hpp): what the adjoint
+//    may read follows from the declared modes, and all of it is saved or recomputed.
 //  * options.serialize (a handle; may be null): every task of the call also takes it RW, so
 //    calls sharing it run in submission order (state shared between calls, e.g. factors).
 #pragma once
@@ -401,8 +404,8 @@ class Call {
       mesh::DatBase* d = desc_[i].dat;
       for (int t = 0; t < d->tiles(); ++t) {
         const std::size_t bytes = d->tile_rows(t) * static_cast<std::size_t>(d->row_len()) * d->elemsize();
-        auto h = std::make_unique<VectorHandle<unsigned char>>(bytes, name_ + ":out_" + d->name() + "[" +
-                                                                           std::to_string(t) + "]");
+        auto h = std::make_unique<Handle>(
+            Handle::managed_vector(bytes, 1, name_ + ":out_" + d->name() + "[" + std::to_string(t) + "]"));
         if (copy) submit_copy(ex, d->tile(t), *h, bytes, name_ + ":save_out_" + d->name());
         outs[i].push_back(std::move(h));
       }
@@ -509,8 +512,21 @@ class Node final : public mesh::RecordedLoop {
   }
   void submit_primal() override {
     call_->submit_primal(nullptr);
-    if (!call_->recompute()) call_->copy_outputs(outs_);
+    if (call_->recompute()) return;
+    if (outs_.empty()) outs_ = call_->make_outputs(true);
+    else call_->copy_outputs(outs_);
   }
+  void submit_primal_untaped() override {
+    call_->submit_primal(nullptr);
+    outs_.clear();
+  }
+  std::size_t kept_bytes() const override {
+    std::size_t n = 0;
+    for (auto& v : outs_)
+      for (auto& h : v) n += h->host_view().nx;
+    return n;
+  }
+  void release_kept() override { outs_.clear(); }
 
  private:
   std::unique_ptr<Call<P, Q, A...>> call_;

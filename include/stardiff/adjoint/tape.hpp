@@ -9,7 +9,8 @@
 //    earlier tape, seed or set_adjoint left there). set_accumulate(true) keeps them, for
 //    users who sum gradients over several tapes on purpose.
 //  * Before a recorded loop overwrites a dat, the tape saves the written rows of each
-//    tile into a checkpoint buffer (its own handle, so StarPU may place or evict it) —
+//    tile into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no home
+//    node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
 //    under SavePolicy::Needed only if some recorded adjoint (this loop's included, for
 //    RW/INC arguments) reads that dat's primal value (to-be-recorded analysis; a linear
 //    stencil saves nothing); under SavePolicy::All always (OPS's policy). Reductions
@@ -19,6 +20,11 @@
 //    adjoint tasks see NaN for every primal the mask does not declare, and one whose
 //    adjoint result carries such a NaN fails (Error from wait_all naming the task
 //    "<loop>_adjoint", the argument index and the dat). Results are otherwise Needed's.
+//    External functions have no mask to check: the tape takes every READ argument (and,
+//    recomputing, every RW/INC one) as read by the adjoint and saves for it, and the adjoint
+//    sees written arguments only as the call's own saved (or recomputed) outputs, so every
+//    primal it can see is declared; access to a dat it was not given is the undeclared-access
+//    Error of external.hpp. Verify therefore runs externals as Needed does.
 //  * seed(...) sets an adjoint: of a reduction, a scalar or a dat (ghost rows zero).
 //    Seeding a tape that recorded nothing or was already reversed throws Error.
 //  * reverse() (once; Error the second time) submits, from the last node to the first:
@@ -42,19 +48,21 @@
 //    snapshots, CheckpointSchedule::offline) or ::online(s) (unknown step count,
 //    CheckpointSchedule::online); s <= 0 or l <= 0: Error. Checkpointed, the forward pass
 //    keeps only the nodes (descriptors) of a step once the next boundary shows it ran untaped
-//    (its saves go to a pool the next step reuses), snapshots the state into StarPU vector
-//    handles where the schedule asks, and tapes revolve's last step (firsturn). reverse()
+//    (its saves go to a pool the next step reuses; external functions drop their outputs),
+//    snapshots the state into managed vector handles (as checkpoint buffers: StarPU may evict
+//    them) where the schedule asks, and tapes revolve's last step (firsturn). reverse()
 //    reverses the tail, that step, then drives the schedule: snapshots are copied back into
 //    the state, steps recomputed through RecordedLoop::submit_primal (reductions restarted
 //    from their recorded values before each loop) and re-taped before their adjoints; the
 //    prefix last. Gradients are bitwise those of save-all; afterwards each reduction holds its
-//    value from the end of the forward pass. Fewer steps than declared: the schedule adapts;
+//    value from the end of the forward pass (MIN/MAX: with its arg(); checkpoints copy the
+//    whole record, ReductionBase::record_bytes). Fewer steps than declared: the schedule adapts;
 //    a boundary after the l-th step: Error. Online holds one snapshot more while the step
 //    after the latest boundary may still be the tail.
 //  * Reports: recomputed_steps() (revolve's advance count: untaped step executions, the
 //    first pass included), snapshots_held(), snapshot_bytes() / peak_snapshot_bytes(),
-//    bytes() (checkpoint bytes held by taped loops), peak_bytes() (peak of checkpoints,
-//    pooled save buffers and snapshots together).
+//    bytes() (checkpoint bytes held by taped loops, external functions' saved outputs
+//    included), peak_bytes() (peak of checkpoints, pooled save buffers and snapshots together).
 //  * Nested tapes (stardiff/adjoint/fixed_point.hpp): a FixedPointAdjoint opens a section
 //    of a recording save-all tape; its loops run untaped and one iteration is recorded on a
 //    nested tape, which becomes one node of this tape: reverse() runs, at that node, the
@@ -64,6 +72,12 @@
 //    (the convergence test reads adjoints on the host). The section's memory is in its
 //    report, not in bytes(). A section closed without record(): seed, reverse and
 //    zero_adjoints throw Error naming it (clear() recovers).
+//  * Out of core: with STARPU_LIMIT_CPU_MEM below these bytes and StarPU's disk node on
+//    (STARPU_DISK_SWAP=<dir>, STARPU_DISK_SWAP_BACKEND=unistd, STARPU_DISK_SWAP_SIZE >= 16 MB)
+//    StarPU evicts snapshots and checkpoint buffers to files in <dir> and fetches them back
+//    for the reverse sweep; gradients are unchanged. Dats (user memory) are never evicted. A
+//    task whose managed buffers alone exceed the limit is refused (Error naming the handle).
+//    (Runtime::memory_nodes() shows the bytes on the disk node.)
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -11,7 +11,10 @@
 //  * submit_adjoint() submits the loop's adjoint: halo exchanges of primal data its
 //    adjoint reads, one adjoint task per tile, scalar partial sums (tile order) and the
 //    reverse halo exchange of adjoint ghost rows. Restoring checkpoints is the tape's job.
-//  * submit_primal() submits the primal tasks again (no recording), for recomputation.
+//  * submit_primal() submits the primal tasks again (no recording), for recomputation,
+//    keeping what the adjoint needs (a re-taped step); submit_primal_untaped() for a step
+//    that stays untaped (keeps nothing). kept_bytes() counts what a node holds for its
+//    adjoint beyond `saves` (an external function's outputs); release_kept() drops it.
 //  * Tracked (base of dats, reductions, scalars) knows the recorders holding it: its
 //    destruction is reported to them (forget), and reading a dat's or scalar's adjoint
 //    while a holder has recorded but not reversed throws Error naming both.
@@ -49,9 +52,8 @@ struct LoopArgDesc {
 struct Checkpoint {
   DatBase* dat = nullptr;
   int tile = 0;
-  std::size_t offset = 0, bytes = 0;      // byte range of the tile buffer saved
-  std::unique_ptr<unsigned char[]> storage;  // host memory of `buffer` (declared first: freed last)
-  std::unique_ptr<Handle> buffer;         // the saved bytes (a StarPU-managed vector)
+  std::size_t offset = 0, bytes = 0;  // byte range of the tile buffer saved
+  std::unique_ptr<Handle> buffer;     // the saved bytes (Handle::managed_vector: StarPU may evict it)
 };
 
 class RecordedLoop {
@@ -61,6 +63,9 @@ class RecordedLoop {
   // Submits the loop's primal tasks again on the same arguments, recording nothing
   // (checkpointing recomputes a time step from a snapshot this way).
   virtual void submit_primal() { throw Error("recorded loop '" + name + "' cannot be recomputed"); }
+  virtual void submit_primal_untaped() { submit_primal(); }
+  virtual std::size_t kept_bytes() const { return 0; }
+  virtual void release_kept() {}
 
   std::string name;
   Block* block = nullptr;

@@ -194,7 +194,9 @@ class ReductionBase : public Tracked {
   virtual Handle& adjoint_handle() = 0;
   // Tile t's row partials, with room for `rows` rows.
   virtual Handle& partial(int t, std::size_t rows) = 0;
-  virtual std::size_t elemsize() const = 0;  // bytes of the value (what checkpoints copy)
+  virtual std::size_t elemsize() const = 0;  // bytes of the value (the leading bytes of a record)
+  // Bytes of the value handle's record (MIN/MAX: value and arg-extremum; what checkpoints copy).
+  virtual std::size_t record_bytes() const { return elemsize(); }
   virtual const std::string& name() const = 0;
   virtual ReduceOp op() const = 0;
   virtual Block& block() const = 0;
@@ -203,7 +205,7 @@ class ReductionBase : public Tracked {
   // MIN/MAX: eff (a make_like handle of the recorded loop, or null) gets the arg-extremum.
   virtual void submit_combine(const std::vector<int>& tiles, const std::vector<int>& rows,
                               const std::string& loop, Handle* eff = nullptr) = 0;
-  // Allocates a handle like the value (for checkpoints; elemsize() leading bytes are the value).
+  // Allocates a handle like the value (for checkpoints; record_bytes() bytes, the value first).
   virtual std::shared_ptr<Handle> make_like(const std::string& name) const = 0;
   virtual void submit_adjoint_prep(Handle& pre, Handle& post, Handle& eff, const std::string& loop) = 0;
 };
@@ -269,6 +271,7 @@ class Reduction final : public ReductionBase {
     return detail::sized_partial(partial_, t, rows, name_ + "_part", neutral<T>(op_));
   }
   std::size_t elemsize() const override { return sizeof(T); }
+  std::size_t record_bytes() const override { return tracks_arg() ? sizeof(ArgRec<T>) : sizeof(T); }
   const std::string& name() const override { return name_; }
   ReduceOp op() const override { return op_; }
   Block& block() const override { return *block_; }

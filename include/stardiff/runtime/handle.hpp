@@ -13,6 +13,15 @@
 //  * VectorHandle<T>, MatrixHandle<T>, BlockHandle<T>, VariableHandle<T> own their
 //    storage when built from sizes, borrow it when built from a pointer.
 //  * Using a handle after the runtime that registered it ended throws Error.
+//  * Handle::managed_vector(nx, elemsize) has no user memory: the runtime owns it. First
+//    used by a StarPU executor (Runtime alive), it is registered with no home node (StarPU
+//    allocates it on the node a task needs and, with STARPU_LIMIT_CPU_MEM and a disk node
+//    (STARPU_DISK_SWAP), may evict it to disk); host_view().ptr is then null: read it
+//    through tasks or acquire() (HostAccess::data()). First used by another executor (or
+//    acquired with no Runtime), it gets zeroed host memory, which is then its data (and is
+//    registered as ordinary main-RAM memory if a StarPU executor uses it later). Its
+//    destruction does not wait: StarPU frees it once its submitted tasks have run. Contents
+//    are unspecified until a task writes them; it cannot be partitioned.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -69,8 +78,11 @@ class Handle {
   static Handle block(void* ptr, std::size_t nx, std::size_t ny, std::size_t nz, std::size_t ldy,
                       std::size_t ldz, std::size_t elemsize, std::string name = {});
   static Handle variable(void* ptr, std::size_t elemsize, std::string name = {});
+  // Runtime-owned memory (contract above).
+  static Handle managed_vector(std::size_t nx, std::size_t elemsize, std::string name = {});
 
   bool valid() const { return impl_ != nullptr; }
+  bool managed() const;  // built by managed_vector
   // Unregisters (waiting for the handle's tasks) and empties the handle.
   void reset();
   HandleKind kind() const;
@@ -123,15 +135,19 @@ class Handle::Partition {
 class HostAccess {
  public:
   HostAccess() = default;
-  HostAccess(HostAccess&& o) noexcept : impl_(o.impl_) { o.impl_ = nullptr; }
+  HostAccess(HostAccess&& o) noexcept : impl_(o.impl_), data_(o.data_) { o.impl_ = nullptr; }
   HostAccess& operator=(HostAccess&&) = delete;
   HostAccess(const HostAccess&) = delete;
   ~HostAccess();
+  // The handle's data in main memory while the access is held (host_view().ptr, except for
+  // a managed handle StarPU allocated: its main-RAM copy).
+  void* data() const { return data_; }
 
  private:
   friend class Handle;
-  explicit HostAccess(detail::HandleImpl* impl) : impl_(impl) {}
+  HostAccess(detail::HandleImpl* impl, void* data) : impl_(impl), data_(data) {}
   detail::HandleImpl* impl_ = nullptr;  // non-null only when a StarPU acquire is held
+  void* data_ = nullptr;
 };
 
 // Typed handles. Owning when built from sizes; borrowing when given a pointer.

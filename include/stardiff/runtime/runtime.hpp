@@ -33,6 +33,15 @@ struct RuntimeOptions {
   std::string scheduler;     // empty: STARPU_SCHED or StarPU's default
 };
 
+// One StarPU memory node (Runtime::memory_nodes). limit / available: bytes, -1 where no
+// limit is set (STARPU_LIMIT_*_MEM; a disk node's limit is STARPU_DISK_SWAP_SIZE).
+struct MemoryNodeInfo {
+  int id = 0;
+  std::string kind;  // "cpu", "cuda", "opencl", "disk", ...
+  long long limit = -1, available = -1;
+  long long used() const { return limit < 0 ? -1 : limit - available; }
+};
+
 struct WorkerInfo {
   int id;
   std::string kind;  // "cpu", "cuda", "opencl", ...
@@ -53,6 +62,9 @@ class Runtime {
   int cuda_workers() const;
   std::vector<WorkerInfo> workers() const;
   std::string scheduler() const;  // the policy in use
+  // StarPU's memory nodes with the bytes it accounts on each (main RAM first). With
+  // STARPU_DISK_SWAP the disk node is listed: its used() is what StarPU evicted there.
+  std::vector<MemoryNodeInfo> memory_nodes() const;
 
   // Debian's StarPU polls for work (non-blocking drivers): idle workers spin and slow
   // down host code running beside them. pause() waits for submitted tasks, then stops

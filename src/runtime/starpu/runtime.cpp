@@ -108,6 +108,18 @@ void check_environment(const RuntimeOptions& opts) {
       bad_variable(name, v, "is not a directory and cannot be created" + (ec ? ": " + ec.message() : ""));
     if (access(v, W_OK | X_OK) != 0) bad_variable(name, v, "is not a writable directory");
   }
+  // The disk node: StarPU 1.3 ignores an unknown backend with a warning (no disk swap, no
+  // error) and aborts on a size under STARPU_DISK_SIZE_MIN (16 MB).
+  if (const char* b = std::getenv("STARPU_DISK_SWAP_BACKEND")) {
+    const std::string_view v(b);
+    if (v != "unistd" && v != "unistd_o_direct" && v != "stdio" && v != "leveldb" && v != "hdf5")
+      bad_variable("STARPU_DISK_SWAP_BACKEND", b, "names no StarPU disk backend (unistd, unistd_o_direct, stdio, "
+                                                  "leveldb, hdf5)");
+  }
+  if (const char* z = std::getenv("STARPU_DISK_SWAP_SIZE"); z && std::getenv("STARPU_DISK_SWAP")) {
+    const long long mb = std::atoll(z);  // digits only (checked above)
+    if (mb < 16) bad_variable("STARPU_DISK_SWAP_SIZE", z, "is below StarPU's minimum disk size (16 MB)");
+  }
   const char* env_sched = std::getenv("STARPU_SCHED");
   if (!opts.scheduler.empty() && !known_scheduler(opts.scheduler))
     throw Error("stardiff::Runtime: unknown scheduler '" + opts.scheduler + "' (StarPU has: " +
@@ -211,6 +223,25 @@ std::vector<WorkerInfo> Runtime::workers() const {
 std::string Runtime::scheduler() const {
   starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
   return p && p->policy_name ? p->policy_name : "unknown";
+}
+
+std::vector<MemoryNodeInfo> Runtime::memory_nodes() const {
+  std::vector<MemoryNodeInfo> v;
+  for (unsigned n = 0; n < starpu_memory_nodes_get_count(); ++n) {
+    MemoryNodeInfo m;
+    m.id = static_cast<int>(n);
+    switch (starpu_node_get_kind(n)) {
+      case STARPU_CPU_RAM: m.kind = "cpu"; break;
+      case STARPU_CUDA_RAM: m.kind = "cuda"; break;
+      case STARPU_OPENCL_RAM: m.kind = "opencl"; break;
+      case STARPU_DISK_RAM: m.kind = "disk"; break;
+      default: m.kind = "other"; break;
+    }
+    m.limit = starpu_memory_get_total(n);
+    m.available = m.limit < 0 ? -1 : starpu_memory_get_available(n);
+    v.push_back(m);
+  }
+  return v;
 }
 
 StarpuBuild starpu_build() {

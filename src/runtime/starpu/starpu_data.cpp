@@ -36,7 +36,10 @@ void* starpu_ensure_registered(HandleImpl& h) {
     auto ptr = reinterpret_cast<uintptr_t>(v.ptr);
     switch (v.kind) {
       case HandleKind::Vector:
-        starpu_vector_data_register(&sh, STARPU_MAIN_RAM, ptr, u32(v.nx, h), v.elemsize);
+        if (h.managed && v.ptr == nullptr)  // no home node: StarPU allocates, may evict to disk
+          starpu_vector_data_register(&sh, -1, 0, u32(v.nx, h), v.elemsize);
+        else
+          starpu_vector_data_register(&sh, STARPU_MAIN_RAM, ptr, u32(v.nx, h), v.elemsize);
         break;
       case HandleKind::Matrix:
         starpu_matrix_data_register(&sh, STARPU_MAIN_RAM, ptr, u32(v.ld, h), u32(v.nx, h), u32(v.ny, h),
@@ -65,8 +68,11 @@ void* starpu_ensure_registered(HandleImpl& h) {
 
 void starpu_unregister(HandleImpl& h) noexcept {
   if (h.starpu == nullptr) return;
-  if (runtime_alive() && h.generation == runtime_generation())
-    starpu_data_unregister(static_cast<starpu_data_handle_t>(h.starpu));
+  if (runtime_alive() && h.generation == runtime_generation()) {
+    auto sh = static_cast<starpu_data_handle_t>(h.starpu);
+    if (h.managed && h.view.ptr == nullptr) starpu_data_unregister_submit(sh);  // StarPU's memory: no wait
+    else starpu_data_unregister(sh);
+  }
   h.starpu = nullptr;
   h.redux_installed = false;
 }
@@ -77,6 +83,10 @@ void starpu_acquire(HandleImpl& h, Access mode) {
     throw Error("acquire of handle " + describe(h) + ": only R, W or RW host access");
   int ret = starpu_data_acquire(static_cast<starpu_data_handle_t>(h.starpu), starpu_mode(mode));
   if (ret != 0) throw Error("starpu_data_acquire failed on handle " + describe(h));
+}
+
+void* starpu_local_ptr(HandleImpl& h) {
+  return starpu_data_get_local_ptr(static_cast<starpu_data_handle_t>(h.starpu));
 }
 
 void starpu_release(HandleImpl& h) noexcept {

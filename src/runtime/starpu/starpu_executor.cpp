@@ -226,6 +226,8 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
     hs = hs_heap.data();
     vs = vs_heap.data();
   }
+  std::size_t managed_bytes = 0;
+  const detail::HandleImpl* largest = nullptr;
   for (std::size_t i = 0; i < n; ++i) {
     auto* h = &detail::access_impl(data[i], i, name);
     if (detail::starpu_mode(data[i].mode) == STARPU_NONE)
@@ -236,6 +238,21 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
       throw Error("task '" + name + "': " + e.what());
     }
     vs[i] = h->view;
+    if (h->managed && h->view.ptr == nullptr) {
+      const std::size_t b = h->view.count() * h->view.elemsize;
+      managed_bytes += b;
+      if (!largest || b > largest->view.count() * largest->view.elemsize) largest = h;
+    }
+  }
+  // StarPU allocates managed handles in main memory for the task: beyond STARPU_LIMIT_CPU_MEM
+  // it can never place them (StarPU 1.3 then waits forever, purging).
+  if (managed_bytes > 0) {
+    const starpu_ssize_t limit = starpu_memory_get_total(STARPU_MAIN_RAM);
+    if (limit >= 0 && managed_bytes > static_cast<std::size_t>(limit))
+      throw Error("task '" + name + "': its StarPU-allocated (managed) buffers, " + std::to_string(managed_bytes) +
+                  " B in all (the largest: handle " + detail::describe(*largest) + "), exceed STARPU_LIMIT_CPU_MEM (" +
+                  std::to_string(limit) + " B): StarPU could never place them in main memory. Raise the limit or "
+                  "use more tiles");
   }
   cl.check(std::span<const BufferView>(vs, n), name.c_str());
   detail::CodeletImpl& impl = detail::codelet_impl(cl);
