@@ -55,6 +55,8 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     r.flops = fi.flops;  // what ran (simplicial: exact counts, as CHOLMOD reports them)
     r.inertia = fi.inertia;
     r.negative = fi.inertia.neg;
+    r.delayed = fi.delayed;
+    r.two_by_two = fi.two_by_two;
     r.rcond = ldlt.rcond(&exec);  // untimed, after the timed phases
     r.singular = ldlt.numerically_singular(&exec);
     char d[256];

@@ -31,6 +31,10 @@ struct RunResult {
   std::optional<double> rcond;                        // stardiff: Ldlt::rcond() (untimed)
   bool singular = false;                              // stardiff: Ldlt::numerically_singular()
   std::optional<std::int64_t> negative;               // negative pivots (stardiff, MUMPS INFOG(12))
+  // delayed pivots: stardiff FactorInfo::delayed (a column counts once per front it leaves
+  // uneliminated), MUMPS INFOG(13) (total delayed pivots, counted the same way); 2x2 pivots:
+  // stardiff FactorInfo::two_by_two (MUMPS reports no such count for SYM = 2)
+  std::optional<std::int64_t> delayed, two_by_two;
   // MUMPS refactorized with null-pivot detection (ICNTL(24) = 1, untimed): its negative
   // pivots and null pivots (INFOG(28)), for singular matrices
   std::optional<std::int64_t> negative_nulldet, null_pivots;

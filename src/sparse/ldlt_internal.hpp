@@ -182,7 +182,8 @@ struct NumericCtx {
   BigFront* big = nullptr;  // per supernode; used for split ones
   // Unpivoted attempt: no threshold (u = 0); store_front checks that every fully-summed
   // column was eliminated as a 1x1 pivot with the sign of diag (the scaled diagonal,
-  // permuted numbering) and otherwise sets *failed, after which every task returns at once.
+  // permuted numbering; any sign where |diag| <= small) and otherwise sets *failed, after
+  // which every task returns at once.
   // With need_growth it also records each row's sum_k L(t,k)^2 |d_k| (NodeFactor::growth).
   bool unpivoted = false, need_growth = false;
   const double* diag = nullptr;

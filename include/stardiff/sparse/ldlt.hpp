@@ -62,14 +62,22 @@ struct LdltOptions {
   int block_size = 128;                  // pivoting window / dense block size in fronts
   double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
   double zero_pivot = 1e-11;             // |pivot| <= zero_pivot * max|S A S| is no pivot
-  // Unpivoted first: when every diagonal entry of S A S is nonzero, the factorization
-  // first runs without pivoting and is kept only if every pivot is 1x1 with the sign of
-  // its diagonal entry (a quasi-definite matrix: SPD, or [H B^T; B -G] with H, G
-  // definite) and, for mixed signs, the growth max_j (|L||D||L^T|)_jj / max|SAS| is at
-  // most growth_limit; otherwise threshold pivoting runs. Applies to simplicial too.
+  // Unpivoted first: when some diagonal entry of S A S is nonzero, the factorization
+  // first runs without pivoting (1x1 pivots in the fill-reducing order, no delays) and is
+  // kept only if every pivot is 1x1 with |d| > zero_pivot * max|SAS|, with the sign of its
+  // diagonal entry where that is nonzero (a quasi-definite matrix: SPD, or [H B^T; B -G]
+  // with H, G definite; a zero diagonal entry, as in a KKT matrix [H B^T; B 0], takes
+  // the sign its fill gives it) and, for mixed signs or zero diagonal entries, the growth
+  // max_j (|L||D||L^T|)_jj / max|SAS| is at most growth_limit; otherwise threshold
+  // pivoting runs. Applies to simplicial too. The inertia is that of the kept factors.
   bool try_unpivoted = true;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
+  // A solve with a kept unpivoted factorization (FactorInfo::pivoting none) whose backward
+  // error stays above this after refinement and FGMRES refactorizes with threshold
+  // pivoting (the values of the last factorize) and solves again: FactorInfo then describes
+  // the pivoted factors (attempts + 1) and SolveInfo::refactorized is set. 0: never.
+  double unpivoted_berr = 1e-12;
   int fgmres_restart = 30;               // FGMRES(m) when refinement stalls
   int max_fgmres = 100;                  // total FGMRES iterations per right-hand side
 };
@@ -102,7 +110,8 @@ struct FactorInfo {
   FactorMode mode = FactorMode::Tree;           // the factorization that ran
   Pivoting pivoting = Pivoting::Threshold;      // None: unpivoted, sign-consistent
   int attempts = 1;        // 2: the unpivoted attempt was rejected and threshold pivoting ran
-                           // (tasks counts both)
+                           // (tasks counts both); one more when a solve refactorized
+                           // (see LdltOptions::unpivoted_berr)
   double growth = 0;       // max_j (|L||D||L^T|)_jj / max|SAS| where measured (pivoting "none",
                            // diagonal of mixed signs), else 0
 };
@@ -114,6 +123,9 @@ struct SolveInfo {
   // The factorization solved with was singular (FactorInfo::singular): x may be huge and
   // meaningless however small backward_error is. numerically_singular() also checks rcond.
   bool singular = false;
+  // The unpivoted factorization's backward error stayed above LdltOptions::unpivoted_berr:
+  // this solve refactorized with threshold pivoting and solved again (factor_info() changed).
+  bool refactorized = false;
 };
 
 class Ldlt {
