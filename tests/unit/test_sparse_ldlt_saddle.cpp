@@ -20,8 +20,9 @@
 
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
-#include "stardiff/runtime/error.hpp"
+#include "single_thread_blas.hpp"
 #include "sparse_residual.hpp"
+#include "stardiff/runtime/error.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
@@ -46,7 +47,7 @@ Inertia dense_inertia(const CscMatrix32& A, double rel_zero = 1e-10) {
   return in;
 }
 
-// [H B^T; B -G] (n1 + m1): H sparse, diagonally dominant (SPD) or, with indefinite_h,
+// [H B^T; B -G] (n1 + m1): H tridiagonal, diagonally dominant (SPD) or, with indefinite_h,
 // with a few negative diagonal entries; B m1 x n1 with `per_row` random entries per row
 // (one of them on column 2i mod n1, so B has full rank in practice); G zero except on
 // every `g_every`-th diagonal entry (a small negative regularization there). Every zero
@@ -61,7 +62,6 @@ CscMatrix32 saddle(int n1, int m1, int per_row, int g_every, bool indefinite_h, 
     const double sgn = indefinite_h && j % 7 == 3 ? -1.0 : 1.0;
     r.push_back(j), c.push_back(j), v.push_back(sgn * (3.0 + U(g)));
     if (j + 1 < n1) r.push_back(j + 1), c.push_back(j), v.push_back(0.5 * U(g));
-    if (j + 9 < n1) r.push_back(j + 9), c.push_back(j), v.push_back(0.5 * U(g));
   }
   for (int i = 0; i < m1; ++i) {
     const int row = n1 + i;
@@ -92,7 +92,9 @@ TEST(SparseLdltSaddle, InertiaMatchesDsyevWithManyZeroDiagonals) {
   int kept_unpivoted = 0, pivoted = 0, trials = 0;
   for (int trial = 0; trial < 12; ++trial) {
     const int n1 = 60 + 10 * trial, m1 = 20 + 5 * trial;
-    auto A = saddle(n1, m1, 2 + trial % 3, trial % 4 == 0 ? 0 : 3 + trial % 5, trial % 3 == 2, g);
+    // rows of B with 2-4 or 6-8 entries: some constraints come before all their neighbours in the
+    // fill-reducing order (zero pivot: threshold pivoting), others after (unpivoted kept)
+    auto A = saddle(n1, m1, trial % 2 ? 6 + trial % 3 : 2 + trial % 3, trial % 4 == 0 ? 0 : 3 + trial % 5, trial % 3 == 2, g);
     const Inertia want = dense_inertia(A);
     if (want.zero) continue;
     ++trials;
@@ -161,32 +163,33 @@ TEST(SparseLdltSaddle, ZeroDiagonalColumnFirstFallsBackToPivoting) {
 }
 
 TEST(SparseLdltSaddle, BadUnpivotedFactorizationIsReplacedInSolve) {
-  // [delta, e^T; e, K] with a tiny delta first (natural order) and K = [I B^T; B 0]: the
-  // unpivoted Schur complement K - e e^T / delta drowns K in rounding. With the growth
-  // test and the zero-pivot test switched off the attempt is kept (pivoting none); its
-  // solve cannot reach unpivoted_berr, so solve() refactorizes with threshold pivoting and
-  // solves again to eps. With the default growth limit the attempt is rejected at once.
-  const int n1 = 30, m1 = 10, n = 1 + n1 + m1;
+  // [delta, e^T; e, K] with a tiny delta first (natural order), e dense and K zero on its
+  // diagonal: the unpivoted Schur complement K - e e^T / delta drowns K in rounding. With
+  // the growth and zero-pivot tests switched off the attempt is kept (pivoting none, every
+  // diagonal entry after the first zero, so any sign goes); refinement with it cannot reach
+  // unpivoted_berr (FGMRES off), so solve() refactorizes with threshold pivoting and solves
+  // again to eps. With the default growth limit the attempt is rejected in factorize.
+  const int m = 40, n = 1 + m;
   std::mt19937 g(33);
-  std::uniform_real_distribution<double> U(-1, 1);
+  std::uniform_real_distribution<double> U(-1, 1), P(0, 1);
   std::vector<int> r, c;
   std::vector<double> v;
-  r.push_back(0), c.push_back(0), v.push_back(1e-18);
+  r.push_back(0), c.push_back(0), v.push_back(1e-15);
   for (int i = 1; i < n; ++i) r.push_back(i), c.push_back(0), v.push_back(0.5 + 0.5 * std::fabs(U(g)));
-  for (int j = 1; j <= n1; ++j) r.push_back(j), c.push_back(j), v.push_back(2.0 + U(g));
-  for (int i = 0; i < m1; ++i) {
-    const int row = 1 + n1 + i;
-    r.push_back(row), c.push_back(row), v.push_back(0.0);
-    r.push_back(row), c.push_back(1 + (3 * i) % n1), v.push_back(1.0 + 0.1 * U(g));
-    r.push_back(row), c.push_back(1 + (3 * i + 1) % n1), v.push_back(U(g));
+  for (int j = 1; j < n; ++j) {
+    r.push_back(j), c.push_back(j), v.push_back(0.0);
+    if (j % 2 == 1) r.push_back(j + 1), c.push_back(j), v.push_back(1.0 + U(g) * 0.2);  // pairs
+    for (int i = j + 2; i < n; ++i)
+      if (P(g) < 0.1) r.push_back(i), c.push_back(j), v.push_back(0.3 * U(g));
   }
   auto A = from_triplets(n, n, r, c, v, true);
   const Inertia want = dense_inertia(A, 1e-14);
+  ASSERT_EQ(want.zero, 0);
   const auto b = rhs_of(A);
   for (double simplicial_switch : {0.0, 1e9}) {
     SCOPED_TRACE(simplicial_switch);
     Ldlt loose({.ordering = Ordering::Natural, .small_flops = 0, .simplicial_switch = simplicial_switch,
-                .zero_pivot = 0, .growth_limit = 1e300});
+                .zero_pivot = 0, .growth_limit = 1e300, .max_fgmres = 0});
     loose.analyze(A);
     const FactorInfo f0 = loose.factorize(A);
     ASSERT_EQ(f0.pivoting, Pivoting::None);
