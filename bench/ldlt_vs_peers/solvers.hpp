@@ -48,9 +48,10 @@ struct Solver {
 };
 
 // stardiff's Ldlt on runtime's CPU workers (resumed only for the run), or sequentially
-// when runtime is null; analyze_samples - 1 further analyses on fresh solvers.
+// when runtime is null; analyze_samples - 1 further analyses on fresh solvers; pairing:
+// LdltOptions::pairing by name (empty: its default).
 RunResult run_stardiff(const Problem& p, stardiff::Runtime* runtime, stardiff::sparse::Ordering ordering,
-                       int analyze_samples);
+                       int analyze_samples, const std::string& pairing = "");
 
 // CHOLMOD: supernodal LL^T or simplicial LDL^T; analyze_samples - 1 further cholmod_analyze
 // calls, each with a fresh Common (also where the factorization fails).

@@ -47,6 +47,22 @@ Ordering ordering_from_string(const std::string& s) {
   throw Error("unknown ordering '" + s + "' (expected auto, amd, metis or natural)");
 }
 
+const char* to_string(ZeroDiagonalPairing z) {
+  switch (z) {
+    case ZeroDiagonalPairing::None: return "none";
+    case ZeroDiagonalPairing::Defer: return "defer";
+    case ZeroDiagonalPairing::Compress: return "compress";
+  }
+  return "?";
+}
+
+ZeroDiagonalPairing pairing_from_string(const std::string& s) {
+  if (s == "none") return ZeroDiagonalPairing::None;
+  if (s == "defer") return ZeroDiagonalPairing::Defer;
+  if (s == "compress") return ZeroDiagonalPairing::Compress;
+  throw Error("unknown zero-diagonal pairing '" + s + "' (expected none, defer or compress)");
+}
+
 const char* to_string(FactorMode m) {
   switch (m) {
     case FactorMode::Simplicial: return "simplicial";
@@ -137,6 +153,8 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.ainfo.nnz_l = S.nnz_l;
   st.ainfo.flops = S.flops;
   st.ainfo.ordering = S.ordering;
+  st.ainfo.matched_pairs = S.matched_pairs;
+  st.ainfo.deferred = S.deferred;
   st.ainfo.supernodes = S.ns;
   st.ainfo.levels = S.levels;
   st.ainfo.tasks = 1;  // the preparation (checks, scaling; the whole simplicial factorization)

@@ -261,14 +261,18 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
   return perm;
 }
 
-std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
+}  // namespace
+
+std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx,
+                            const std::vector<int>* vwgt) {
   std::vector<int> perm(n), iperm(n);
   if (p[n] == 0) {  // METIS rejects graphs without edges
     std::iota(perm.begin(), perm.end(), 0);
     return perm;
   }
   idx_t nv = n;
-  std::vector<idx_t> xadj(p.begin(), p.end()), adj(idx.begin(), idx.end()), mp(n), mip(n);
+  std::vector<idx_t> xadj(p.begin(), p.end()), adj(idx.begin(), idx.end()), mp(n), mip(n), vw;
+  if (vwgt) vw.assign(vwgt->begin(), vwgt->end());
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
@@ -286,13 +290,16 @@ std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<
     static char rand_state[128];
     const std::lock_guard<std::mutex> lock(metis_mutex);
     char* caller_state = initstate(1, rand_state, sizeof rand_state);  // METIS reseeds it
-    st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());  // C: no throw
+    st = METIS_NodeND(&nv, xadj.data(), adj.data(), vwgt ? vw.data() : nullptr, options, mp.data(),
+                      mip.data());  // C: no throw
     setstate(caller_state);
   }
   if (st != METIS_OK) throw Error("Ldlt::analyze: METIS_NodeND failed (status " + std::to_string(st) + ")");
   for (int k = 0; k < n; ++k) perm[k] = int(mp[k]);
   return perm;
 }
+
+namespace {
 
 void check_matrix(const CscMatrix32& A) {
   const std::string who = "Ldlt: matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'");
@@ -391,6 +398,21 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   bool numbered = false;
   perm.resize(n);
   std::iota(perm.begin(), perm.end(), 0);
+  // zero-diagonal pairing (values read): AMD, METIS and auto order the pairs
+  std::vector<int> mate;
+  bool paired = false;
+  S.matched_pairs = S.deferred = 0;
+  const bool compress = opts.pairing == ZeroDiagonalPairing::Compress;
+  if (opts.pairing != ZeroDiagonalPairing::None && n > 0 &&
+      (opts.ordering == Ordering::Amd || opts.ordering == Ordering::Metis || opts.ordering == Ordering::Auto)) {
+    mate = zero_diagonal_matching(A);
+    for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;
+    paired = S.matched_pairs > 0;
+  }
+  auto paired_order = [&](bool metis) {
+    if (compress) return compressed_order(A, p, idx, mate, metis);
+    return deferred_order(A, p, idx, mate, metis ? metis_perm(n, p, idx) : amd_perm(n, p, idx), &S.deferred);
+  };
   switch (opts.ordering) {
     case Ordering::Natural:
       S.ordering = Ordering::Natural;
@@ -412,14 +434,36 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       break;
     }
     case Ordering::Amd:
-      if (n > 0) perm = amd_perm(n, p, idx);
+      if (n > 0) perm = paired ? paired_order(false) : amd_perm(n, p, idx);
       S.ordering = Ordering::Amd;
       break;
     case Ordering::Metis:
-      if (n > 0) perm = metis_perm(n, p, idx);
+      if (n > 0) perm = paired ? paired_order(true) : metis_perm(n, p, idx);
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
+      if (paired) {  // the compressed graph's AMD and METIS orders: the smaller exact nnz(L)
+        S.ordering = Ordering::Amd;
+        cnt = ordered_counts(A, paired_order(false), o);
+        numbered = true;
+        const std::int64_t lnz_amd = std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
+        double amd_flops = 0;
+        for (std::int64_t c : cnt) amd_flops += double(c) * double(c);
+        if (n >= 2000 && double(lnz_amd) >= 5 * double(A.nnz()) && amd_flops >= 500 * double(lnz_amd)) {
+          Ordered om;
+          const std::int64_t deferred_amd = S.deferred;
+          S.deferred = 0;
+          auto cm = ordered_counts(A, paired_order(true), om);
+          if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
+            o = std::move(om);
+            cnt = std::move(cm);
+            S.ordering = Ordering::Metis;
+          } else {
+            S.deferred = deferred_amd;
+          }
+        }
+        break;
+      }
       // CHOLMOD's rule: AMD first; METIS nested dissection only when AMD's ordering is
       // costly (nnz(L) >= 5 nnz(A) and flops/nnz(L) >= 500) on a large enough graph;
       // then the smaller predicted nnz(L) wins.

@@ -2,7 +2,8 @@
 // stardiff/sparse/ldlt.hpp — sparse symmetric LDL^T: analysis, factorization, solve.
 //
 // Contract:
-//  * analyze(A) uses only A's pattern (symmetric_lower CSC): ordering, elimination tree,
+//  * analyze(A) uses only A's pattern (symmetric_lower CSC; with LdltOptions::pairing also
+//    its values, for the pairing): ordering, elimination tree,
 //    supernodes, task plan. Any number of factorize() calls with matrices of that pattern
 //    may follow. Concurrent analyses give the orderings they give alone.
 //  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
@@ -30,6 +31,16 @@ namespace stardiff::sparse {
 enum class Ordering { Auto, Amd, Metis, User, Natural };
 const char* to_string(Ordering o);
 Ordering ordering_from_string(const std::string& s);  // "auto|amd|metis|natural"; Error otherwise
+
+// How analyze() orders the zero-diagonal pairs (LdltOptions::pairing). Defer: the
+// fill-reducing order, with each zero-diagonal column that precedes all its neighbours
+// (its pivot would be zero) moved to right after its partner, whose elimination then fills
+// that diagonal entry (or, for a zero-zero pair, the two sit in one front for a 2x2 pivot).
+// Compress: each pair one vertex of the graph AMD / METIS order (Duff and Pralet's
+// compressed graph; METIS weighs a pair 2), its zero-diagonal column right after its partner.
+enum class ZeroDiagonalPairing { None, Defer, Compress };
+const char* to_string(ZeroDiagonalPairing z);  // "none", "defer", "compress"
+ZeroDiagonalPairing pairing_from_string(const std::string& s);  // Error otherwise
 
 // Which factorization runs (see LdltOptions).
 enum class FactorMode { Simplicial, SingleTask, Tree };
@@ -71,6 +82,11 @@ struct LdltOptions {
   // max_j (|L||D||L^T|)_jj / max|SAS| is at most growth_limit; otherwise threshold
   // pivoting runs. Applies to simplicial too. The inertia is that of the kept factors.
   bool try_unpivoted = true;
+  // Zero-diagonal pairing (see ZeroDiagonalPairing): analyze() also reads A's values and
+  // pairs each column whose diagonal entry is zero with a neighbour (greedy maximum-weight
+  // matching on symmetrically scaled values, nonzero-diagonal partners first). No effect on
+  // a matrix without zero diagonal entries, nor with Ordering::Natural or User.
+  ZeroDiagonalPairing pairing = ZeroDiagonalPairing::None;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
   // A solve with a kept unpivoted factorization (FactorInfo::pivoting none) whose backward
@@ -89,6 +105,8 @@ struct AnalyzeInfo {
   Ordering ordering = Ordering::Auto;  // the one used
   std::int64_t supernodes = 0, levels = 0, tasks = 0;
   FactorMode mode = FactorMode::Tree;  // Simplicial: tried first
+  std::int64_t matched_pairs = 0;      // zero-diagonal pairs found (LdltOptions::pairing)
+  std::int64_t deferred = 0;           // Defer: zero-diagonal columns moved after their partner
 };
 
 struct Inertia {
