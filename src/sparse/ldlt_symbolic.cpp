@@ -403,7 +403,12 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   bool paired = false;
   S.matched_pairs = S.deferred = 0;
   const bool compress = opts.pairing == ZeroDiagonalPairing::Compress;
-  if (opts.pairing != ZeroDiagonalPairing::None && n > 0 &&
+  bool zero_diagonal = false;  // rows sorted (check_matrix): a diagonal entry comes first in its column
+  for (int j = 0; j < n && !zero_diagonal; ++j) {
+    const int k = A.col_ptr[j];
+    zero_diagonal = k == A.col_ptr[j + 1] || A.row_idx[k] != j || A.values[k] == 0.0;
+  }
+  if (opts.pairing != ZeroDiagonalPairing::None && zero_diagonal &&
       (opts.ordering == Ordering::Amd || opts.ordering == Ordering::Metis || opts.ordering == Ordering::Auto)) {
     mate = zero_diagonal_matching(A);
     for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;

@@ -58,8 +58,8 @@ struct Result {
   double rcond;
 };
 
-Result run(const CscMatrix32& A, Executor& ex) {
-  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
+Result run(const CscMatrix32& A, Executor& ex, ZeroDiagonalPairing pairing = LdltOptions{}.pairing) {
+  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5, .pairing = pairing});
   const auto& ai = l.analyze(A);
   EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
@@ -121,7 +121,8 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   auto A = kkt(40, 500);
   SequentialExecutor seq;
   StarpuExecutor par;
-  Result a = run(A, seq), b = run(A, par);
+  // without the zero-diagonal pairing (with it this matrix takes the unpivoted path: below)
+  Result a = run(A, seq, ZeroDiagonalPairing::None), b = run(A, par, ZeroDiagonalPairing::None);
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 500);
   EXPECT_GT(a.fi.delayed + a.fi.two_by_two, 0);
@@ -133,14 +134,34 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   expect_same(a, b);
 }
 
+TEST(SparseLdltStarpu, KktPairedMatchesSequential) {
+  // The same matrix with each zero-diagonal column deferred to right after its partner:
+  // every pivot 1x1 and sign-consistent, the unpivoted factorization kept, bitwise equal
+  // to the sequential one under each scheduler.
+  auto A = kkt(40, 500);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  Result a = run(A, seq, ZeroDiagonalPairing::Defer), b = run(A, par, ZeroDiagonalPairing::Defer);
+  EXPECT_EQ(a.fi.inertia.pos, 1600);
+  EXPECT_EQ(a.fi.inertia.neg, 500);
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);
+  EXPECT_EQ(a.fi.delayed + a.fi.two_by_two, 0);
+  EXPECT_LE(a.si.backward_error, 1e-14);
+  expect_same(a, b);
+  Result c = run(A, seq, ZeroDiagonalPairing::Compress), d = run(A, par, ZeroDiagonalPairing::Compress);
+  EXPECT_EQ(c.fi.inertia.neg, 500);
+  expect_same(c, d);
+}
+
 TEST(SparseLdltStarpu, KktKeptUnpivotedMatchesSequential) {
-  // Constraints with 16 entries come after their neighbours in the AMD order: every zero
+  // Constraints with 16 entries come after their neighbours in the AMD order (no pairing
+  // needed): every zero
   // diagonal entry gets a pivot from its fill, the unpivoted factorization is kept (no
   // delays, growth measured), its factors and solutions bitwise those of the sequential run.
   auto A = kkt(40, 200, 16);
   SequentialExecutor seq;
   StarpuExecutor par;
-  Result a = run(A, seq), b = run(A, par);
+  Result a = run(A, seq, ZeroDiagonalPairing::None), b = run(A, par, ZeroDiagonalPairing::None);
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 200);
   EXPECT_EQ(a.fi.pivoting, Pivoting::None);

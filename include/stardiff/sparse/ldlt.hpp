@@ -86,7 +86,7 @@ struct LdltOptions {
   // pairs each column whose diagonal entry is zero with a neighbour (greedy maximum-weight
   // matching on symmetrically scaled values, nonzero-diagonal partners first). No effect on
   // a matrix without zero diagonal entries, nor with Ordering::Natural or User.
-  ZeroDiagonalPairing pairing = ZeroDiagonalPairing::None;
+  ZeroDiagonalPairing pairing = ZeroDiagonalPairing::Defer;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
   // A solve with a kept unpivoted factorization (FactorInfo::pivoting none) whose backward
