@@ -89,6 +89,7 @@ Ldlt::Ldlt(LdltOptions opts) : s_(std::make_unique<State>()) {
   require(opts.simplicial_switch >= 0, "LdltOptions: simplicial_switch must be >= 0");
   require(opts.growth_limit > 0, "LdltOptions: growth_limit must be > 0");
   require(opts.unpivoted_berr >= 0, "LdltOptions: unpivoted_berr must be >= 0");
+  require(opts.pairing_fill_limit >= 0, "LdltOptions: pairing_fill_limit must be >= 0");
   s_->opts = std::move(opts);
 }
 Ldlt::~Ldlt() = default;

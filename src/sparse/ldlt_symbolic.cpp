@@ -398,26 +398,6 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   bool numbered = false;
   perm.resize(n);
   std::iota(perm.begin(), perm.end(), 0);
-  // zero-diagonal pairing (values read): AMD, METIS and auto order the pairs
-  std::vector<int> mate;
-  bool paired = false;
-  S.matched_pairs = S.deferred = 0;
-  const bool compress = opts.pairing == ZeroDiagonalPairing::Compress;
-  bool zero_diagonal = false;  // rows sorted (check_matrix): a diagonal entry comes first in its column
-  for (int j = 0; j < n && !zero_diagonal; ++j) {
-    const int k = A.col_ptr[j];
-    zero_diagonal = k == A.col_ptr[j + 1] || A.row_idx[k] != j || A.values[k] == 0.0;
-  }
-  if (opts.pairing != ZeroDiagonalPairing::None && zero_diagonal &&
-      (opts.ordering == Ordering::Amd || opts.ordering == Ordering::Metis || opts.ordering == Ordering::Auto)) {
-    mate = zero_diagonal_matching(A);
-    for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;
-    paired = S.matched_pairs > 0;
-  }
-  auto paired_order = [&](bool metis) {
-    if (compress) return compressed_order(A, p, idx, mate, metis);
-    return deferred_order(A, p, idx, mate, metis ? metis_perm(n, p, idx) : amd_perm(n, p, idx), &S.deferred);
-  };
   switch (opts.ordering) {
     case Ordering::Natural:
       S.ordering = Ordering::Natural;
@@ -439,39 +419,14 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       break;
     }
     case Ordering::Amd:
-      if (n > 0) perm = paired ? paired_order(false) : amd_perm(n, p, idx);
+      if (n > 0) perm = amd_perm(n, p, idx);
       S.ordering = Ordering::Amd;
       break;
     case Ordering::Metis:
-      if (n > 0) perm = paired ? paired_order(true) : metis_perm(n, p, idx);
+      if (n > 0) perm = metis_perm(n, p, idx);
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
-      if (paired) {  // the compressed graph's AMD and METIS orders: the smaller exact nnz(L)
-        S.ordering = Ordering::Amd;
-        cnt = ordered_counts(A, paired_order(false), o);
-        numbered = true;
-        const std::int64_t lnz_amd = std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
-        double amd_flops = 0;
-        for (std::int64_t c : cnt) amd_flops += double(c) * double(c);
-        if (n >= 2000 && double(lnz_amd) >= 5 * double(A.nnz()) && amd_flops >= 500 * double(lnz_amd)) {
-          Ordered om;
-          const std::int64_t deferred_amd = S.deferred;
-          S.deferred = 0;
-          auto cm = ordered_counts(A, paired_order(true), om);
-          if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
-            o = std::move(om);
-            cnt = std::move(cm);
-            S.ordering = Ordering::Metis;
-          } else {
-            S.deferred = deferred_amd;
-          }
-        }
-        break;
-      }
-      // CHOLMOD's rule: AMD first; METIS nested dissection only when AMD's ordering is
-      // costly (nnz(L) >= 5 nnz(A) and flops/nnz(L) >= 500) on a large enough graph;
-      // then the smaller predicted nnz(L) wins.
       S.ordering = Ordering::Amd;
       if (n > 0) {
         std::int64_t lnz_amd = 0;
@@ -492,6 +447,61 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       break;
     }
   }
+  if (opts.pairing == ZeroDiagonalPairing::None || n == 0 || opts.ordering == Ordering::Natural ||
+      opts.ordering == Ordering::User)
+    return numbered;
+  // Zero-diagonal pairing (reads the values). Rows are sorted (check_matrix): a column's
+  // diagonal entry, if stored, comes first.
+  std::vector<char> zero(n, 0);
+  bool any_zero = false;
+  for (int j = 0; j < n; ++j) {
+    const int k = A.col_ptr[j];
+    zero[j] = k == A.col_ptr[j + 1] || A.row_idx[k] != j || A.values[k] == 0.0;
+    any_zero |= zero[j] != 0;
+  }
+  if (!any_zero) return numbered;
+  const std::vector<int> base = numbered ? o.perm : perm;
+  if (opts.pairing == ZeroDiagonalPairing::Defer) {
+    // only where the order puts a zero-diagonal column before all its neighbours
+    std::vector<int> pos(n);
+    for (int k = 0; k < n; ++k) pos[base[k]] = k;
+    bool needed = false;
+    for (int j = 0; j < n && !needed; ++j) {
+      if (!zero[j]) continue;
+      bool first = true;
+      for (int k = p[j]; k < p[j + 1] && first; ++k) first = pos[idx[k]] > pos[j];
+      needed = first && p[j + 1] > p[j];
+    }
+    if (!needed) return numbered;
+  }
+  const std::vector<int> mate = zero_diagonal_matching(A);
+  for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;
+  if (S.matched_pairs == 0) return numbered;
+  if (opts.pairing == ZeroDiagonalPairing::Compress) {
+    cnt = ordered_counts(A, compressed_order(A, p, idx, mate, S.ordering == Ordering::Metis), o);
+    return true;
+  }
+  std::int64_t moved = 0;
+  std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
+  // (an Ordered refers to per-thread scratch that the next ordered_counts overwrites: the
+  // one kept is counted last)
+  const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
+  std::int64_t base_lnz = 0;
+  if (numbered) {
+    base_lnz = sum(cnt);
+  } else if (opts.pairing_fill_limit > 0) {
+    Ordered ob;
+    base_lnz = sum(ordered_counts(A, base, ob));
+  }
+  Ordered od;
+  auto cd = ordered_counts(A, std::move(dperm), od);
+  if (opts.pairing_fill_limit <= 0 || double(sum(cd)) <= opts.pairing_fill_limit * double(base_lnz)) {
+    o = std::move(od);
+    cnt = std::move(cd);
+    S.deferred = moved;
+    return true;
+  }
+  if (numbered) cnt = ordered_counts(A, base, o);  // the unpaired order again
   return numbered;
 }
 

@@ -87,6 +87,10 @@ struct LdltOptions {
   // matching on symmetrically scaled values, nonzero-diagonal partners first). No effect on
   // a matrix without zero diagonal entries, nor with Ordering::Natural or User.
   ZeroDiagonalPairing pairing = ZeroDiagonalPairing::Defer;
+  // Defer is kept only where its predicted nnz(L) is at most this times the unpaired
+  // order's (0: always). The pairing runs only where the order puts some zero-diagonal
+  // column before all its neighbours.
+  double pairing_fill_limit = 1.5;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
   // A solve with a kept unpivoted factorization (FactorInfo::pivoting none) whose backward
@@ -107,6 +111,7 @@ struct AnalyzeInfo {
   FactorMode mode = FactorMode::Tree;  // Simplicial: tried first
   std::int64_t matched_pairs = 0;      // zero-diagonal pairs found (LdltOptions::pairing)
   std::int64_t deferred = 0;           // Defer: zero-diagonal columns moved after their partner
+                                       // (0 where the deferred order was not kept)
 };
 
 struct Inertia {
