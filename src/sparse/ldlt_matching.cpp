@@ -4,10 +4,11 @@
 //
 // Contract: zero_diagonal_matching pairs each column whose diagonal entry is zero (or
 // absent) with a neighbour, on the values scaled symmetrically by one max-norm sweep
-// (s_i = 1 / sqrt(max_j |a_ij|)): first with partners of nonzero diagonal, a greedy
-// maximum-weight matching (edges by decreasing |s_i a_ij s_j|, ties by index) completed
-// by augmenting paths (MC21), so that every zero-diagonal column that can have such a
-// partner has one; then the rest greedily among themselves (zero-zero pairs, 2x2 pivots).
+// (s_i = 1 / sqrt(max_j |a_ij|)): first with partners of nonzero diagonal, greedily
+// (zero-diagonal columns in index order, each taking its heaviest free partner by
+// |s_i a_ij s_j|, ties by index) and completed by augmenting paths (MC21 with lookahead),
+// so that every zero-diagonal column that can have such a partner has one; then the rest
+// greedily among themselves (zero-zero pairs, 2x2 pivots).
 // The weights make it an approximation of the maximum-product matching MC64 would
 // compute on the same edges, not MC64 itself. A zero-diagonal column without any
 // neighbour (structurally singular) stays unpaired. deferred_order keeps a fill-reducing order but moves each
@@ -46,58 +47,83 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
     }
   std::vector<double> s(n);
   for (int i = 0; i < n; ++i) s[i] = rmax[i] > 0 ? 1.0 / std::sqrt(rmax[i]) : 1.0;
-  struct Edge {
+  // candidate partners of each zero-diagonal column: nonzero-diagonal ones (by decreasing
+  // weight |s_i a_ij s_j|, ties by index), then zero-diagonal ones (likewise)
+  struct Cand {
     double w;
-    int zero, other;  // zero: the zero-diagonal column
-    bool partner_nonzero;
+    int col;
   };
-  std::vector<Edge> edges;
+  std::vector<int> cptr(std::size_t(n) + 1, 0), nzcount(n, 0);
+  std::vector<Cand> cand;
   for (int j = 0; j < n; ++j)
     for (int k = cp[j]; k < cp[j + 1]; ++k) {
       const int i = ri[k];
       if (i == j || v[k] == 0.0) continue;
-      const double w = std::fabs(v[k]) * s[i] * s[j];
-      if (diag[j] == 0.0) edges.push_back({w, j, i, diag[i] != 0.0});
-      if (diag[i] == 0.0) edges.push_back({w, i, j, diag[j] != 0.0});
+      if (diag[j] == 0.0) ++cptr[j + 1];
+      if (diag[i] == 0.0) ++cptr[i + 1];
     }
-  if (edges.empty()) return mate;
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-    if (a.partner_nonzero != b.partner_nonzero) return a.partner_nonzero;
-    if (a.w != b.w) return a.w > b.w;
-    if (a.zero != b.zero) return a.zero < b.zero;
-    return a.other < b.other;
-  });
-  auto greedy = [&](bool partner_nonzero) {
-    for (const Edge& e : edges)
-      if (e.partner_nonzero == partner_nonzero && mate[e.zero] < 0 && mate[e.other] < 0) {
-        mate[e.zero] = e.other;
-        mate[e.other] = e.zero;
-      }
-  };
-  greedy(true);
-  // Augmenting paths (MC21-style depth-first search, iterative) on the bipartite graph
-  // zero-diagonal columns x nonzero-diagonal neighbours: every zero-diagonal column that
-  // can be matched there is. Each search visits a nonzero-diagonal column at most once.
-  std::vector<int> nbr_ptr(std::size_t(n) + 1, 0), nbr;  // nonzero-diagonal neighbours of zero ones
-  for (const Edge& e : edges)
-    if (e.partner_nonzero) ++nbr_ptr[e.zero + 1];
-  for (int j = 0; j < n; ++j) nbr_ptr[j + 1] += nbr_ptr[j];
-  nbr.resize(std::size_t(nbr_ptr[n]));
+  for (int j = 0; j < n; ++j) cptr[j + 1] += cptr[j];
+  if (cptr[n] == 0) return mate;
+  cand.resize(std::size_t(cptr[n]));
   {
-    std::vector<int> w(nbr_ptr.begin(), nbr_ptr.end() - 1);
-    for (const Edge& e : edges)  // in weight order: heavier partners tried first
-      if (e.partner_nonzero) nbr[w[e.zero]++] = e.other;
+    std::vector<int> w(cptr.begin(), cptr.end() - 1);
+    for (int j = 0; j < n; ++j)
+      for (int k = cp[j]; k < cp[j + 1]; ++k) {
+        const int i = ri[k];
+        if (i == j || v[k] == 0.0) continue;
+        const double wt = std::fabs(v[k]) * s[i] * s[j];
+        if (diag[j] == 0.0) cand[w[j]++] = {wt, i};
+        if (diag[i] == 0.0) cand[w[i]++] = {wt, j};
+      }
   }
-  std::vector<int> stamp(n, -1), stack_col, stack_pos, via(n, -1);
+  for (int j = 0; j < n; ++j) {
+    if (cptr[j] == cptr[j + 1]) continue;
+    auto* b0 = cand.data() + cptr[j];
+    auto* e0 = cand.data() + cptr[j + 1];
+    std::sort(b0, e0, [&](const Cand& x, const Cand& y) {
+      const bool xn = diag[x.col] != 0.0, yn = diag[y.col] != 0.0;
+      if (xn != yn) return xn;
+      if (x.w != y.w) return x.w > y.w;
+      return x.col < y.col;
+    });
+    for (auto* c = b0; c != e0 && diag[c->col] != 0.0; ++c) ++nzcount[j];
+  }
+  // greedy, zero-diagonal columns in index order: the heaviest free nonzero-diagonal partner
+  for (int j = 0; j < n; ++j)
+    for (int q = cptr[j]; q < cptr[j] + nzcount[j] && mate[j] < 0; ++q)
+      if (mate[cand[q].col] < 0) {
+        mate[j] = cand[q].col;
+        mate[cand[q].col] = j;
+      }
+  // Augmenting paths (MC21-style depth-first search with lookahead, iterative) on the
+  // bipartite graph zero-diagonal columns x nonzero-diagonal neighbours: every
+  // zero-diagonal column that can be matched there is. Each search visits a column once.
+  std::vector<int> nbr_ptr(std::size_t(n) + 1), nbr(std::size_t(cptr[n]));
+  for (int j = 0; j <= n; ++j) nbr_ptr[j] = cptr[j];
+  for (std::size_t q = 0; q < cand.size(); ++q) nbr[q] = cand[q].col;
+  std::vector<int> nbr_end(n);
+  for (int j = 0; j < n; ++j) nbr_end[j] = cptr[j] + nzcount[j];
+  std::vector<int> stamp(n, -1), stack_col, stack_pos, via(n, -1), look_pos(nbr_ptr.begin(), nbr_ptr.end() - 1);
   for (int z = 0; z < n; ++z) {
-    if (diag[z] != 0.0 || mate[z] >= 0 || nbr_ptr[z] == nbr_ptr[z + 1]) continue;
+    if (diag[z] != 0.0 || mate[z] >= 0 || nzcount[z] == 0) continue;
     stack_col.assign(1, z);
     stack_pos.assign(1, nbr_ptr[z]);
     int found = -1;
+    // lookahead (MC21's cheap assignment): a free neighbour of a column on the path ends
+    // the search at once; look_pos keeps each column's scan position across the search
+    auto look = [&](int c) {
+      for (int& q = look_pos[c]; q < nbr_end[c]; ++q)
+        if (mate[nbr[q]] < 0) {
+          via[nbr[q]] = c;
+          return nbr[q];
+        }
+      return -1;
+    };
+    found = look(z);
     while (!stack_col.empty() && found < 0) {
       const int c = stack_col.back();
       int& q = stack_pos.back();
-      if (q == nbr_ptr[c + 1]) {
+      if (q == nbr_end[c]) {
         stack_col.pop_back();
         stack_pos.pop_back();
         continue;
@@ -110,8 +136,11 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
       if (m < 0) {
         found = h;
       } else if (diag[m] == 0.0) {  // h's zero-diagonal mate looks for another partner
-        stack_col.push_back(m);
-        stack_pos.push_back(nbr_ptr[m]);
+        found = look(m);
+        if (found < 0) {
+          stack_col.push_back(m);
+          stack_pos.push_back(nbr_ptr[m]);
+        }
       }
     }
     for (int h = found; h >= 0;) {  // flip the path: h <- via[h] <- ...
@@ -122,7 +151,13 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
       h = c == z ? -1 : prev;
     }
   }
-  greedy(false);  // zero-diagonal columns left: zero-diagonal partners (2x2 pivots)
+  // zero-diagonal columns left: the heaviest free zero-diagonal partner (2x2 pivots)
+  for (int j = 0; j < n; ++j)
+    for (int q = cptr[j] + nzcount[j]; q < cptr[j + 1] && mate[j] < 0; ++q)
+      if (mate[cand[q].col] < 0 && cand[q].col != j) {
+        mate[j] = cand[q].col;
+        mate[cand[q].col] = j;
+      }
   return mate;
 }
 
