@@ -59,9 +59,10 @@ struct Result {
 };
 
 Result run(const CscMatrix32& A, Executor& ex, ZeroDiagonalPairing pairing = LdltOptions{}.pairing,
-           double fill_limit = LdltOptions{}.pairing_fill_limit) {
-  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5, .pairing = pairing,
-          .pairing_fill_limit = fill_limit});
+           double fill_limit = LdltOptions{}.pairing_fill_limit,
+           ZeroDiagonalAttempt attempt = LdltOptions{}.zero_diagonal_attempt) {
+  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5,
+          .zero_diagonal_attempt = attempt, .pairing = pairing, .pairing_fill_limit = fill_limit});
   const auto& ai = l.analyze(A);
   EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
@@ -124,12 +125,13 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   SequentialExecutor seq;
   StarpuExecutor par;
   // without the zero-diagonal pairing (with it this matrix takes the unpivoted path: below)
-  Result a = run(A, seq, ZeroDiagonalPairing::None), b = run(A, par, ZeroDiagonalPairing::None);
+  Result a = run(A, seq, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always),
+         b = run(A, par, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always);
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 500);
   EXPECT_GT(a.fi.delayed + a.fi.two_by_two, 0);
-  // zero diagonal entries: the unpivoted attempt meets a zero pivot (a constraint ordered
-  // before all its neighbours), threshold pivoting runs
+  // zero diagonal entries, unpivoted attempt forced (Always): it meets a zero pivot (a
+  // constraint ordered before all its neighbours), threshold pivoting runs
   EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);
   EXPECT_EQ(a.fi.attempts, 2);
   EXPECT_LE(a.si.backward_error, 1e-14);
@@ -164,7 +166,8 @@ TEST(SparseLdltStarpu, KktKeptUnpivotedMatchesSequential) {
   auto A = kkt(40, 200, 16);
   SequentialExecutor seq;
   StarpuExecutor par;
-  Result a = run(A, seq, ZeroDiagonalPairing::None), b = run(A, par, ZeroDiagonalPairing::None);
+  Result a = run(A, seq, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always),
+         b = run(A, par, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always);
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 200);
   EXPECT_EQ(a.fi.pivoting, Pivoting::None);

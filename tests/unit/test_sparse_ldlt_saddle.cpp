@@ -3,7 +3,8 @@
 // zero diagonal entries (no runtime).
 //
 // The unpivoted first attempt also runs where diagonal entries are zero (they take the
-// sign their fill gives them): on small random [H B^T; B -G] with G zero on most of its
+// sign their fill gives them; ZeroDiagonalAttempt::Always, or by default where the pairing
+// deferred columns): on small random [H B^T; B -G] with G zero on most of its
 // diagonal the inertia equals the signs of LAPACKE_dsyev's eigenvalues, whichever
 // factorization was kept (some trials must keep the unpivoted one), in multifrontal and
 // simplicial mode; a kept unpivoted factorization that solves badly (growth unbounded by
@@ -100,7 +101,9 @@ TEST(SparseLdltSaddle, InertiaMatchesDsyevWithManyZeroDiagonals) {
     ++trials;
     const auto b = rhs_of(A);
     // multifrontal (small fronts, several supernodes) and the default (simplicial here)
-    for (const LdltOptions& o : {LdltOptions{.nemin = 4, .small_flops = 0, .simplicial_switch = 0, .block_size = 8},
+    for (const LdltOptions& o : {LdltOptions{.nemin = 4, .small_flops = 0, .simplicial_switch = 0, .block_size = 8,
+                                             .zero_diagonal_attempt = ZeroDiagonalAttempt::Always},
+                                 LdltOptions{.zero_diagonal_attempt = ZeroDiagonalAttempt::Always},
                                  LdltOptions{}}) {
       Ldlt l(o);
       l.analyze(A);
@@ -151,7 +154,8 @@ TEST(SparseLdltSaddle, ZeroDiagonalColumnFirstFallsBackToPivoting) {
     }
   auto A = from_triplets(n, n, r, c, v, true);
   const Inertia want = dense_inertia(A);
-  Ldlt l({.ordering = Ordering::Natural, .small_flops = 0, .simplicial_switch = 0});
+  Ldlt l({.ordering = Ordering::Natural, .small_flops = 0, .simplicial_switch = 0,
+          .zero_diagonal_attempt = ZeroDiagonalAttempt::Always});
   l.analyze(A);
   const FactorInfo fi = l.factorize(A);
   EXPECT_EQ(fi.attempts, 2);
@@ -189,7 +193,8 @@ TEST(SparseLdltSaddle, BadUnpivotedFactorizationIsReplacedInSolve) {
   for (double simplicial_switch : {0.0, 1e9}) {
     SCOPED_TRACE(simplicial_switch);
     Ldlt loose({.ordering = Ordering::Natural, .small_flops = 0, .simplicial_switch = simplicial_switch,
-                .zero_pivot = 0, .growth_limit = 1e300, .max_fgmres = 0});
+                .zero_pivot = 0, .zero_diagonal_attempt = ZeroDiagonalAttempt::Always, .growth_limit = 1e300,
+                .max_fgmres = 0});
     loose.analyze(A);
     const FactorInfo f0 = loose.factorize(A);
     ASSERT_EQ(f0.pivoting, Pivoting::None);

@@ -42,6 +42,10 @@ enum class ZeroDiagonalPairing { None, Defer, Compress };
 const char* to_string(ZeroDiagonalPairing z);  // "none", "defer", "compress"
 ZeroDiagonalPairing pairing_from_string(const std::string& s);  // Error otherwise
 
+// When the unpivoted first attempt runs on a matrix with zero diagonal entries
+// (LdltOptions::zero_diagonal_attempt).
+enum class ZeroDiagonalAttempt { Never, Paired, Always };
+
 // Which factorization runs (see LdltOptions).
 enum class FactorMode { Simplicial, SingleTask, Tree };
 const char* to_string(FactorMode m);  // "simplicial", "single-task", "tree"
@@ -82,6 +86,10 @@ struct LdltOptions {
   // max_j (|L||D||L^T|)_jj / max|SAS| is at most growth_limit; otherwise threshold
   // pivoting runs. Applies to simplicial too. The inertia is that of the kept factors.
   bool try_unpivoted = true;
+  // Where S A S has zero diagonal entries, the unpivoted attempt runs only if this allows:
+  // Paired (default): only where analyze() deferred zero-diagonal columns (pairing Defer
+  // kept, AnalyzeInfo::deferred > 0); Always; Never (threshold pivoting at once).
+  ZeroDiagonalAttempt zero_diagonal_attempt = ZeroDiagonalAttempt::Paired;
   // Zero-diagonal pairing (see ZeroDiagonalPairing): analyze() also reads A's values and
   // pairs each column whose diagonal entry is zero with a neighbour (greedy maximum-weight
   // matching on symmetrically scaled values, nonzero-diagonal partners first). No effect on
