@@ -268,7 +268,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   // (A simplicial factorization that got here failed the same rules on the same pivots.)
   const detail::DiagonalSigns signs = detail::diagonal_signs(diag, ctx.small);
   const bool zero_ok = signs.nonzero || st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
-                       (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.deferred > 0);
+                       (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order);
   const bool eligible =
       st.opts.try_unpivoted && !st.force_threshold && !S.simplicial && (signs.pos || signs.neg) && zero_ok;
   ctx.diag = diag.data();

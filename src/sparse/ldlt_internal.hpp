@@ -73,6 +73,7 @@ struct Symbolic {
   int n = 0;
   Ordering ordering = Ordering::Natural;
   std::int64_t matched_pairs = 0, deferred = 0;  // LdltOptions::pairing (AnalyzeInfo)
+  bool paired_order = false;  // the order kept is a paired one (deferred or compressed)
   std::vector<int> perm, iperm;  // perm[new] = old, iperm[old] = new
   int ns = 0;
   std::vector<int> sn_first;   // ns + 1

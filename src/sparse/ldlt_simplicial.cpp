@@ -78,7 +78,7 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
     const std::vector<double> diag = scaled_diagonal(adiag, S.perm, ps);
     const DiagonalSigns signs = diagonal_signs(diag, small);
     if (!signs.nonzero && !(st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
-                            (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.deferred > 0)))
+                            (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order)))
       return false;
     for (int j = 0; j < n; ++j)  // a zero diagonal entry takes either sign
       if (std::fabs(diag[j]) > small && (diag[j] > 0) != (f.d[j] > 0)) return false;

@@ -479,6 +479,7 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   if (S.matched_pairs == 0) return numbered;
   if (opts.pairing == ZeroDiagonalPairing::Compress) {
     cnt = ordered_counts(A, compressed_order(A, p, idx, mate, S.ordering == Ordering::Metis), o);
+    S.paired_order = true;
     return true;
   }
   std::int64_t moved = 0;
@@ -499,6 +500,7 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
     o = std::move(od);
     cnt = std::move(cd);
     S.deferred = moved;
+    S.paired_order = true;
     return true;
   }
   if (numbered) cnt = ordered_counts(A, base, o);  // the unpaired order again

@@ -87,8 +87,8 @@ struct LdltOptions {
   // pivoting runs. Applies to simplicial too. The inertia is that of the kept factors.
   bool try_unpivoted = true;
   // Where S A S has zero diagonal entries, the unpivoted attempt runs only if this allows:
-  // Paired (default): only where analyze() deferred zero-diagonal columns (pairing Defer
-  // kept, AnalyzeInfo::deferred > 0); Always; Never (threshold pivoting at once).
+  // Paired (default): only where analyze() kept a paired order (Defer that moved columns,
+  // AnalyzeInfo::deferred > 0, or Compress); Always; Never (threshold pivoting at once).
   ZeroDiagonalAttempt zero_diagonal_attempt = ZeroDiagonalAttempt::Paired;
   // Zero-diagonal pairing (see ZeroDiagonalPairing): analyze() also reads A's values and
   // pairs each column whose diagonal entry is zero with a neighbour (greedy maximum-weight
