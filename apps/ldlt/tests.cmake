@@ -47,7 +47,7 @@ if(TARGET stardiff-ldlt)
   foreach(ex starpu sequential)
     stardiff_ldlt_test(kkt12_${ex} EXIT 0 ARGS ${_d}/kkt12.mtx --json --executor ${ex}
       CHECKS n=12 nnz_l>0 inertia.pos=8 inertia.neg=4 inertia.zero=0 two_by_two>=0 static_pivots=0
-             tasks>=1 supernodes>=1 factor_s>=0 analyze_s>=0 solve_s>=0 gflops>=0 refine_iters>=0
+             mode=simplicial tasks>=0 supernodes>=1 factor_s>=0 analyze_s>=0 solve_s>=0 gflops>=0 refine_iters>=0
              error_vs_exact<1e-12 executor=${ex} ${_ok})
     stardiff_ldlt_test(swap6_${ex} EXIT 0 ARGS ${_d}/swap6.mtx --json --executor ${ex}
       CHECKS n=6 inertia.pos=3 inertia.neg=3 inertia.zero=0 two_by_two=3 ${_ok})
@@ -69,8 +69,10 @@ if(TARGET stardiff-ldlt)
   stardiff_ldlt_test(human_summary EXIT 0 ARGS ${_d}/kkt12.mtx --quiet
     STDERR "^$")
   stardiff_ldlt_test(help EXIT 0 ARGS --help)
-  stardiff_ldlt_test(dot EXIT 0 ARGS ${_d}/kkt12.mtx --json --dot ${_ldlt_work}/kkt12.dot
-    CHECKS tasks>=1 ${_ok} FILE ${_ldlt_work}/kkt12.dot "digraph")
+  # (kkt12 is solved in simplicial mode on the caller since its zero-diagonal columns are
+  # paired: swap6's 2x2 pivots need the multifrontal tasks)
+  stardiff_ldlt_test(dot EXIT 0 ARGS ${_d}/swap6.mtx --json --dot ${_ldlt_work}/swap6.dot
+    CHECKS tasks>=1 ${_ok} FILE ${_ldlt_work}/swap6.dot "digraph")
 
   # Right-hand sides from files.
   file(WRITE ${_ldlt_work}/rhs12.txt "# b for kkt12\n1 2 3 4 5 6\n7 8 9 10 11 12\n")
@@ -116,6 +118,11 @@ if(TARGET stardiff-ldlt)
   file(WRITE ${_ldlt_work}/rhs_overflow.mtx "${_h}2 2 3\n1 1 1e308\n2 1 1e308\n2 2 -1e308\n")
   stardiff_ldlt_test(rhs_overflow EXIT 1 ARGS ${_ldlt_work}/rhs_overflow.mtx --json
     CHECKS n=2 status=overflow singular=false inertia.pos=1 inertia.neg=1 "reason!=")
+  # A structurally singular KKT matrix: constraint 5 has no entries (a zero column), so one
+  # zero eigenvalue; reported singular with the inertia (exit 1), the pairing leaves it alone.
+  file(WRITE ${_ldlt_work}/kkt_zero_column.mtx "${_h}5 5 6\n1 1 2\n2 2 3\n3 3 4\n4 1 1\n4 4 0\n5 5 0\n")
+  stardiff_ldlt_test(kkt_zero_column_singular EXIT 1 ARGS ${_ldlt_work}/kkt_zero_column.mtx --json
+    CHECKS singular=true status=singular inertia.pos=3 inertia.neg=1 inertia.zero=1 static_pivots=1)
   # A 60-byte file declaring n = 2e9: refused at once, naming the size and the estimate.
   file(WRITE ${_ldlt_work}/huge_n.mtx "${_h}2000000000 2000000000 1\n1 1 1\n")
   stardiff_ldlt_test(huge_n_refused EXIT 2 ARGS ${_ldlt_work}/huge_n.mtx --json

@@ -56,6 +56,7 @@ const char* kUsage =
     "  --solvers LIST    comma-separated subset of stardiff,cholmod_llt,cholmod_ldlt,umfpack,mumps\n"
     "  --executor starpu|sequential   stardiff's executor (default starpu)\n"
     "  --ordering auto|amd|metis      stardiff's ordering (default auto)\n"
+    "  --pairing none|defer|compress  stardiff's LdltOptions::pairing (default: the library's)\n"
     "  --peer-threads T[,T2...]  OpenBLAS threads for the peers (default: the StarPU CPU\n"
     "                    workers); with a list every peer runs once per count (name_Tt)\n"
     "  --skip-slow S     a peer whose first run exceeds S seconds runs once (default 30, 0 = off)\n"
@@ -71,6 +72,7 @@ struct Options {
   std::set<std::string> solvers = {"stardiff", "cholmod_llt", "cholmod_ldlt", "umfpack", "mumps"};
   std::string executor = "starpu";
   Ordering ordering = Ordering::Auto;
+  std::string pairing;  // empty: the library's default
   std::vector<int> peer_threads;  // empty: the StarPU CPU workers
   double skip_slow = 30;
   int dgemm_n = 2000;
@@ -122,6 +124,9 @@ Options parse(int argc, char** argv) {
       if (o.executor != "starpu" && o.executor != "sequential") throw Error("--executor: starpu or sequential");
     } else if (s == "--ordering") {
       o.ordering = ordering_from_string(val());
+    } else if (s == "--pairing") {
+      o.pairing = val();
+      pairing_from_string(o.pairing);  // Error for anything else
     } else if (s == "--peer-threads") {
       std::string v = val();
       std::size_t b = 0;
@@ -176,7 +181,7 @@ int run_bench(const Options& o) {
 
   std::vector<Solver> solvers;
   if (o.solvers.count("stardiff"))
-    solvers.push_back({"stardiff", [rt, &o](const Problem& p) { return run_stardiff(p, rt, o.ordering, o.analyze_samples); }});
+    solvers.push_back({"stardiff", [rt, &o](const Problem& p) { return run_stardiff(p, rt, o.ordering, o.analyze_samples, o.pairing); }});
   for (int t : threads) {
     const std::string sfx = threads.size() > 1 ? std::string("_").append(std::to_string(t)).append("t") : "";
     if (o.solvers.count("cholmod_llt"))

@@ -72,10 +72,11 @@ RunResult run_mumps(const Problem& p, int threads, bool null_detection) {
   };
   if (step(1, r.analyze_s) && factor()) {
     r.negative = infog(12);
+    r.delayed = infog(13);
     r.flops = id.rinfog[2];  // RINFOG(3): flops of the elimination
     char d[128];
-    std::snprintf(d, sizeof d, "mumps_neg=%d mumps_null_pivots=%d mumps_ordering=%d mumps_icntl14=%d", infog(12),
-                  infog(28), infog(7), id.icntl[13]);
+    std::snprintf(d, sizeof d, "mumps_neg=%d mumps_null_pivots=%d mumps_delayed=%d mumps_ordering=%d mumps_icntl14=%d",
+                  infog(12), infog(28), infog(13), infog(7), id.icntl[13]);
     r.detail = d;
     if (step(3, r.solve_s)) {
       r.relres = relres_of(p, rhs);

@@ -13,7 +13,7 @@ using namespace stardiff::sparse;
 
 namespace ldlt_vs_peers {
 
-RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, int analyze_samples) {
+RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, int analyze_samples, const std::string& pairing) {
   RunResult r;
   try {
     struct Resumed {  // workers run only inside this scope
@@ -35,6 +35,7 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     run_on_worker(exec, "warm_up", [] {});  // wakes the workers (untimed)
     LdltOptions o;
     o.ordering = ordering;
+    if (!pairing.empty()) o.pairing = pairing_from_string(pairing);
     Ldlt ldlt(o);
     auto t0 = Clock::now();
     const AnalyzeInfo& ai = ldlt.analyze(p.A, &exec);
@@ -55,14 +56,18 @@ RunResult run_stardiff(const Problem& p, Runtime* runtime, Ordering ordering, in
     r.flops = fi.flops;  // what ran (simplicial: exact counts, as CHOLMOD reports them)
     r.inertia = fi.inertia;
     r.negative = fi.inertia.neg;
+    r.delayed = fi.delayed;
+    r.two_by_two = fi.two_by_two;
     r.rcond = ldlt.rcond(&exec);  // untimed, after the timed phases
     r.singular = ldlt.numerically_singular(&exec);
-    char d[256];
-    std::snprintf(d, sizeof d, "mode=%s pivoting=%s ordering=%s nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d",
-                  to_string(fi.mode), to_string(fi.pivoting), to_string(ai.ordering), static_cast<long long>(fi.nnz_l),
+    char d[320];
+    std::snprintf(d, sizeof d, "mode=%s pivoting=%s attempts=%d ordering=%s pairing=%s matched_pairs=%lld deferred=%lld nnz_l=%lld tasks=%lld two_by_two=%lld delayed=%lld static_pivots=%lld singular=%d refine_iters=%d refactorized=%d",
+                  to_string(fi.mode), to_string(fi.pivoting), fi.attempts, to_string(ai.ordering),
+                  to_string(o.pairing), static_cast<long long>(ai.matched_pairs),
+                  static_cast<long long>(ai.deferred), static_cast<long long>(fi.nnz_l),
                   static_cast<long long>(fi.tasks), static_cast<long long>(fi.two_by_two),
                   static_cast<long long>(fi.delayed), static_cast<long long>(fi.static_pivots), int(fi.singular),
-                  ldlt.solve_info().refine_iters);
+                  ldlt.solve_info().refine_iters, int(ldlt.solve_info().refactorized));
     r.detail = d;
     r.ok = r.relres <= 1e-6;
     if (!r.ok) r.reason = fi.singular ? "singular" : "inaccurate";

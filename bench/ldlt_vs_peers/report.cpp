@@ -166,6 +166,18 @@ int report_matrix(const Problem& p, const std::vector<Solver>& solvers, const st
       }
       std::printf("\n");
     }
+    // delayed columns side by side (first run of each; the same in every run)
+    std::printf("ldlt_vs_peers delayed matrix=%s stardiff_delayed=", p.name.c_str());
+    if (a.delayed) std::printf("%lld", static_cast<long long>(*a.delayed));
+    else std::printf("none");
+    std::printf(" stardiff_two_by_two=");
+    if (a.two_by_two) std::printf("%lld", static_cast<long long>(*a.two_by_two));
+    else std::printf("none");
+    std::printf(" mumps_delayed=");
+    if (m.delayed) std::printf("%lld", static_cast<long long>(*m.delayed));
+    else std::printf("none");
+    if (a.delayed && m.delayed) std::printf(" at_most_mumps=%s", *a.delayed <= *m.delayed ? "yes" : "no");
+    std::printf("\n");
   }
   return sd;
 }

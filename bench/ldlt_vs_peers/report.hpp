@@ -42,7 +42,8 @@ void print_dgemm(int n, int threads, double gflops);
 void print_table_header();  // stderr
 
 // One matrix: its solver lines, the ratio line (with analyze_ratio against cholmod_analyze)
-// and the inertia line (stardiff against MUMPS); adds its ratio to `ratios`. Returns
+// the inertia line (stardiff against MUMPS) and the delayed line (stardiff's delayed columns and
+// 2x2 pivots beside MUMPS's INFOG(13)); adds its ratio to `ratios`. Returns
 // stardiff's index in solvers, -1 when it is not among them.
 int report_matrix(const Problem& p, const std::vector<Solver>& solvers, const std::vector<Summary>& sums,
                   Ratios& ratios);

@@ -31,6 +31,10 @@ struct RunResult {
   std::optional<double> rcond;                        // stardiff: Ldlt::rcond() (untimed)
   bool singular = false;                              // stardiff: Ldlt::numerically_singular()
   std::optional<std::int64_t> negative;               // negative pivots (stardiff, MUMPS INFOG(12))
+  // delayed pivots: stardiff FactorInfo::delayed (a column counts once per front it leaves
+  // uneliminated), MUMPS INFOG(13) (total delayed pivots, counted the same way); 2x2 pivots:
+  // stardiff FactorInfo::two_by_two (MUMPS reports no such count for SYM = 2)
+  std::optional<std::int64_t> delayed, two_by_two;
   // MUMPS refactorized with null-pivot detection (ICNTL(24) = 1, untimed): its negative
   // pivots and null pivots (INFOG(28)), for singular matrices
   std::optional<std::int64_t> negative_nulldet, null_pivots;
@@ -44,9 +48,10 @@ struct Solver {
 };
 
 // stardiff's Ldlt on runtime's CPU workers (resumed only for the run), or sequentially
-// when runtime is null; analyze_samples - 1 further analyses on fresh solvers.
+// when runtime is null; analyze_samples - 1 further analyses on fresh solvers; pairing:
+// LdltOptions::pairing by name (empty: its default).
 RunResult run_stardiff(const Problem& p, stardiff::Runtime* runtime, stardiff::sparse::Ordering ordering,
-                       int analyze_samples);
+                       int analyze_samples, const std::string& pairing = "");
 
 // CHOLMOD: supernodal LL^T or simplicial LDL^T; analyze_samples - 1 further cholmod_analyze
 // calls, each with a fresh Common (also where the factorization fails).

@@ -47,6 +47,22 @@ Ordering ordering_from_string(const std::string& s) {
   throw Error("unknown ordering '" + s + "' (expected auto, amd, metis or natural)");
 }
 
+const char* to_string(ZeroDiagonalPairing z) {
+  switch (z) {
+    case ZeroDiagonalPairing::None: return "none";
+    case ZeroDiagonalPairing::Defer: return "defer";
+    case ZeroDiagonalPairing::Compress: return "compress";
+  }
+  return "?";
+}
+
+ZeroDiagonalPairing pairing_from_string(const std::string& s) {
+  if (s == "none") return ZeroDiagonalPairing::None;
+  if (s == "defer") return ZeroDiagonalPairing::Defer;
+  if (s == "compress") return ZeroDiagonalPairing::Compress;
+  throw Error("unknown zero-diagonal pairing '" + s + "' (expected none, defer or compress)");
+}
+
 const char* to_string(FactorMode m) {
   switch (m) {
     case FactorMode::Simplicial: return "simplicial";
@@ -72,6 +88,8 @@ Ldlt::Ldlt(LdltOptions opts) : s_(std::make_unique<State>()) {
   require(opts.zero_pivot >= 0, "LdltOptions: zero_pivot must be >= 0");
   require(opts.simplicial_switch >= 0, "LdltOptions: simplicial_switch must be >= 0");
   require(opts.growth_limit > 0, "LdltOptions: growth_limit must be > 0");
+  require(opts.unpivoted_berr >= 0, "LdltOptions: unpivoted_berr must be >= 0");
+  require(opts.pairing_fill_limit >= 0, "LdltOptions: pairing_fill_limit must be >= 0");
   s_->opts = std::move(opts);
 }
 Ldlt::~Ldlt() = default;
@@ -136,6 +154,8 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.ainfo.nnz_l = S.nnz_l;
   st.ainfo.flops = S.flops;
   st.ainfo.ordering = S.ordering;
+  st.ainfo.matched_pairs = S.matched_pairs;
+  st.ainfo.deferred = S.deferred;
   st.ainfo.supernodes = S.ns;
   st.ainfo.levels = S.levels;
   st.ainfo.tasks = 1;  // the preparation (checks, scaling; the whole simplicial factorization)
@@ -199,7 +219,8 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     const std::vector<double> adiag = detail::diagonal(A);
     std::vector<double> ps(S.n, 1.0);  // the scaling in the permuted numbering
     const detail::DiagonalSigns asigns = detail::diagonal_signs(adiag, 0.0);
-    if (S.simplicial && asigns.nonzero && !(asigns.pos && asigns.neg)) {
+    const bool simplicial = S.simplicial && !st.force_threshold;
+    if (simplicial && asigns.nonzero && !(asigns.pos && asigns.neg)) {
       // A definite candidate: its unpivoted factorization is stable unscaled (CHOLMOD does
       // not scale either), so simplicial mode tries it before paying for Ruiz's sweeps.
       st.scale.assign(S.n, 1.0);
@@ -212,7 +233,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.scale = st.opts.scale ? detail::ruiz_scale(A) : std::vector<double>(S.n, 1.0);
     st.ruiz = st.opts.scale;
     for (int k = 0; k < S.n; ++k) ps[k] = st.scale[S.perm[k]];
-    if (S.simplicial && detail::factor_simplicial(st, A, adiag, ps, simplicial_info)) {
+    if (simplicial && detail::factor_simplicial(st, A, adiag, ps, simplicial_info)) {
       done = true;
       return;
     }
@@ -241,13 +262,17 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
   ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
   ctx.nb = st.opts.block_size;
-  // The unpivoted attempt needs every diagonal entry nonzero; growth is measured for a
-  // diagonal of mixed signs (with one sign, sign-consistent pivots mean a definite matrix).
+  // The unpivoted attempt needs some diagonal entry nonzero (zero ones take a pivot of
+  // either sign from the fill); growth is measured for a diagonal of mixed signs or with
+  // zeros (with one sign and no zeros, sign-consistent pivots mean a definite matrix).
   // (A simplicial factorization that got here failed the same rules on the same pivots.)
   const detail::DiagonalSigns signs = detail::diagonal_signs(diag, ctx.small);
-  const bool eligible = st.opts.try_unpivoted && !S.simplicial && signs.nonzero;
+  const bool zero_ok = signs.nonzero || st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
+                       (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order);
+  const bool eligible =
+      st.opts.try_unpivoted && !st.force_threshold && !S.simplicial && (signs.pos || signs.neg) && zero_ok;
   ctx.diag = diag.data();
-  ctx.need_growth = signs.pos && signs.neg;
+  ctx.need_growth = (signs.pos && signs.neg) || !signs.nonzero;
   bool failed = false;
   ctx.failed = &failed;
 

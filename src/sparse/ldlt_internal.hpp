@@ -72,6 +72,8 @@ class DBuf {
 struct Symbolic {
   int n = 0;
   Ordering ordering = Ordering::Natural;
+  std::int64_t matched_pairs = 0, deferred = 0;  // LdltOptions::pairing (AnalyzeInfo)
+  bool paired_order = false;  // the order kept is a paired one (deferred or compressed)
   std::vector<int> perm, iperm;  // perm[new] = old, iperm[old] = new
   int ns = 0;
   std::vector<int> sn_first;   // ns + 1
@@ -103,6 +105,25 @@ struct Symbolic {
   std::vector<int> usrc;  // its source positions in A.values
   std::vector<int> lp, lparent, lnz;  // ldl_symbolic: column pointers of L, etree, counts
 };
+
+// METIS_NodeND on the graph (p, idx) (CSC, no diagonal), optionally with vertex weights;
+// serialized, on a private rand() state (ldlt_symbolic.cpp). Returns new -> old.
+std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx,
+                            const std::vector<int>* vwgt = nullptr);
+
+// ---- ldlt_matching.cpp (LdltOptions::pairing) ----
+// mate[j]: the partner of column j (-1: none); every zero-diagonal column with a neighbour
+// is paired (greedy maximum-weight on one-sweep scaled values, nonzero-diagonal partners first).
+std::vector<int> zero_diagonal_matching(const CscMatrix32& A);
+// The order of the graph (p, idx) (full pattern, no diagonal) compressed by `mate` (pairs as
+// one vertex), by AMD or METIS, expanded with each pair's zero-diagonal column second.
+std::vector<int> compressed_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                  const std::vector<int>& mate, bool metis);
+
+// `perm` (a fill-reducing order) with each zero-diagonal column that precedes all its
+// neighbours moved to right after its partner; *moved counts them.
+std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved);
 
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);
@@ -182,7 +203,8 @@ struct NumericCtx {
   BigFront* big = nullptr;  // per supernode; used for split ones
   // Unpivoted attempt: no threshold (u = 0); store_front checks that every fully-summed
   // column was eliminated as a 1x1 pivot with the sign of diag (the scaled diagonal,
-  // permuted numbering) and otherwise sets *failed, after which every task returns at once.
+  // permuted numbering; any sign where |diag| <= small) and otherwise sets *failed, after
+  // which every task returns at once.
   // With need_growth it also records each row's sum_k L(t,k)^2 |d_k| (NodeFactor::growth).
   bool unpivoted = false, need_growth = false;
   const double* diag = nullptr;

@@ -178,9 +178,13 @@ void store_front(const NumericCtx& ctx, int s, double* F, int p, const std::vect
   const std::size_t mm = std::size_t(m);
   const bool root = S.sn_parent[s] == -1;
   NodeFactor& nf = ctx.nodes[s];
-  if (ctx.unpivoted) {  // every column a 1x1 pivot with its diagonal's sign, or the attempt failed
+  if (ctx.unpivoted) {  // every column a 1x1 pivot with its diagonal's sign (any sign where the
+                       // diagonal entry is zero), or the attempt failed
     bool ok = nelim == p;
-    for (int t = 0; ok && t < nelim; ++t) ok = nf.piv[t] == 1 && (nf.d[t] > 0) == (ctx.diag[idx[lperm[t]]] > 0);
+    for (int t = 0; ok && t < nelim; ++t) {
+      const double dj = ctx.diag[idx[lperm[t]]];
+      ok = nf.piv[t] == 1 && (std::fabs(dj) <= ctx.small || (nf.d[t] > 0) == (dj > 0));
+    }
     if (!ok) {
       std::atomic_ref<bool>(*ctx.failed).store(true, std::memory_order_relaxed);
       return;

@@ -4,6 +4,8 @@
 // refinement (x += A^-1 r) while the backward error falls by at least half, then FGMRES
 // preconditioned by the factorization while it is above 10 eps (a cycle ends where its
 // residual estimate means an eps backward error). OpenBLAS runs single-threaded meanwhile.
+// A kept unpivoted factorization whose backward error stays above opts.unpivoted_berr is
+// replaced by a threshold-pivoted one and the solve repeated (LdltOptions::unpivoted_berr).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -192,6 +194,25 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
     be = *std::max_element(berr.begin(), berr.end());
   }
   st.sinfo.backward_error = be;
+  if (st.finfo.pivoting == Pivoting::None && st.opts.unpivoted_berr > 0 && !(be <= st.opts.unpivoted_berr)) {
+    // The kept unpivoted factorization did not give an accurate solution: threshold
+    // pivoting on the same values, then this solve again (at most once: that one pivots).
+    const int attempts = st.finfo.attempts;
+    const std::int64_t tasks = st.finfo.tasks;
+    const CscMatrix32 a = st.a;
+    st.force_threshold = true;
+    try {
+      factorize(a, exec);
+    } catch (...) {
+      st.force_threshold = false;
+      throw;
+    }
+    st.force_threshold = false;
+    st.finfo.attempts = attempts + 1;
+    st.finfo.tasks += tasks;
+    x = solve(b, nrhs, exec);
+    st.sinfo.refactorized = true;
+  }
   return x;
 }
 

@@ -62,8 +62,9 @@ std::vector<double> scaled_diagonal(const std::vector<double>& adiag, const std:
 DiagonalSigns diagonal_signs(const std::vector<double>& d, double small) {
   DiagonalSigns s;
   for (double x : d) {
-    s.nonzero = s.nonzero && std::fabs(x) > small;
-    (x > 0 ? s.pos : s.neg) = true;
+    const bool nz = std::fabs(x) > small;
+    s.nonzero = s.nonzero && nz;
+    if (nz) (x > 0 ? s.pos : s.neg) = true;
   }
   return s;
 }

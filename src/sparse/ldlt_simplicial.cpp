@@ -77,10 +77,12 @@ bool factor_simplicial(Ldlt::State& st, const CscMatrix32& A, const std::vector<
     if (!st.opts.try_unpivoted) return false;
     const std::vector<double> diag = scaled_diagonal(adiag, S.perm, ps);
     const DiagonalSigns signs = diagonal_signs(diag, small);
-    if (!signs.nonzero) return false;
-    for (int j = 0; j < n; ++j)
-      if ((diag[j] > 0) != (f.d[j] > 0)) return false;
-    if (signs.pos && signs.neg) {
+    if (!signs.nonzero && !(st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
+                            (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order)))
+      return false;
+    for (int j = 0; j < n; ++j)  // a zero diagonal entry takes either sign
+      if (std::fabs(diag[j]) > small && (diag[j] > 0) != (f.d[j] > 0)) return false;
+    if ((signs.pos && signs.neg) || !signs.nonzero) {
       std::vector<double> acc(n);
       for (int k = 0; k < n; ++k) acc[k] += std::fabs(f.d[k]);
       for (int k = 0; k < n; ++k)

@@ -41,6 +41,9 @@ struct Ldlt::State {
   FactorInfo finfo;
   SolveInfo sinfo;
   std::vector<std::int32_t> perm32;
+  // Set while solve() refactorizes an accepted unpivoted factorization whose backward
+  // error stayed above opts.unpivoted_berr: factorize() then runs threshold pivoting only.
+  bool force_threshold = false;
 };
 
 namespace detail {
@@ -73,7 +76,8 @@ std::vector<double> diagonal(const CscMatrix32& A);
 // The diagonal of P S A S P^T from A's (ps: the scaling in the permuted numbering).
 std::vector<double> scaled_diagonal(const std::vector<double>& adiag, const std::vector<int>& perm,
                                     const std::vector<double>& ps);
-// The signs of a diagonal: `nonzero` when every |d_j| > small; which signs occur.
+// The signs of a diagonal: `nonzero` when every |d_j| > small; which signs occur among
+// the entries with |d_j| > small (neither: every entry is zero).
 struct DiagonalSigns {
   bool nonzero = true, pos = false, neg = false;
 };

@@ -261,14 +261,18 @@ std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<in
   return perm;
 }
 
-std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx) {
+}  // namespace
+
+std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<int>& idx,
+                            const std::vector<int>* vwgt) {
   std::vector<int> perm(n), iperm(n);
   if (p[n] == 0) {  // METIS rejects graphs without edges
     std::iota(perm.begin(), perm.end(), 0);
     return perm;
   }
   idx_t nv = n;
-  std::vector<idx_t> xadj(p.begin(), p.end()), adj(idx.begin(), idx.end()), mp(n), mip(n);
+  std::vector<idx_t> xadj(p.begin(), p.end()), adj(idx.begin(), idx.end()), mp(n), mip(n), vw;
+  if (vwgt) vw.assign(vwgt->begin(), vwgt->end());
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_NUMBERING] = 0;
@@ -286,13 +290,16 @@ std::vector<int> metis_perm(int n, const std::vector<int>& p, const std::vector<
     static char rand_state[128];
     const std::lock_guard<std::mutex> lock(metis_mutex);
     char* caller_state = initstate(1, rand_state, sizeof rand_state);  // METIS reseeds it
-    st = METIS_NodeND(&nv, xadj.data(), adj.data(), nullptr, options, mp.data(), mip.data());  // C: no throw
+    st = METIS_NodeND(&nv, xadj.data(), adj.data(), vwgt ? vw.data() : nullptr, options, mp.data(),
+                      mip.data());  // C: no throw
     setstate(caller_state);
   }
   if (st != METIS_OK) throw Error("Ldlt::analyze: METIS_NodeND failed (status " + std::to_string(st) + ")");
   for (int k = 0; k < n; ++k) perm[k] = int(mp[k]);
   return perm;
 }
+
+namespace {
 
 void check_matrix(const CscMatrix32& A) {
   const std::string who = "Ldlt: matrix" + (A.name.empty() ? std::string() : " '" + A.name + "'");
@@ -420,9 +427,6 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
-      // CHOLMOD's rule: AMD first; METIS nested dissection only when AMD's ordering is
-      // costly (nnz(L) >= 5 nnz(A) and flops/nnz(L) >= 500) on a large enough graph;
-      // then the smaller predicted nnz(L) wins.
       S.ordering = Ordering::Amd;
       if (n > 0) {
         std::int64_t lnz_amd = 0;
@@ -443,6 +447,63 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       break;
     }
   }
+  if (opts.pairing == ZeroDiagonalPairing::None || n == 0 || opts.ordering == Ordering::Natural ||
+      opts.ordering == Ordering::User)
+    return numbered;
+  // Zero-diagonal pairing (reads the values). Rows are sorted (check_matrix): a column's
+  // diagonal entry, if stored, comes first.
+  std::vector<char> zero(n, 0);
+  bool any_zero = false;
+  for (int j = 0; j < n; ++j) {
+    const int k = A.col_ptr[j];
+    zero[j] = k == A.col_ptr[j + 1] || A.row_idx[k] != j || A.values[k] == 0.0;
+    any_zero |= zero[j] != 0;
+  }
+  if (!any_zero) return numbered;
+  const std::vector<int> base = numbered ? o.perm : perm;
+  if (opts.pairing == ZeroDiagonalPairing::Defer) {
+    // only where the order puts a zero-diagonal column before all its neighbours
+    std::vector<int> pos(n);
+    for (int k = 0; k < n; ++k) pos[base[k]] = k;
+    bool needed = false;
+    for (int j = 0; j < n && !needed; ++j) {
+      if (!zero[j]) continue;
+      bool first = true;
+      for (int k = p[j]; k < p[j + 1] && first; ++k) first = pos[idx[k]] > pos[j];
+      needed = first && p[j + 1] > p[j];
+    }
+    if (!needed) return numbered;
+  }
+  const std::vector<int> mate = zero_diagonal_matching(A);
+  for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;
+  if (S.matched_pairs == 0) return numbered;
+  if (opts.pairing == ZeroDiagonalPairing::Compress) {
+    cnt = ordered_counts(A, compressed_order(A, p, idx, mate, S.ordering == Ordering::Metis), o);
+    S.paired_order = true;
+    return true;
+  }
+  std::int64_t moved = 0;
+  std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
+  // (an Ordered refers to per-thread scratch that the next ordered_counts overwrites: the
+  // one kept is counted last)
+  const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
+  std::int64_t base_lnz = 0;
+  if (numbered) {
+    base_lnz = sum(cnt);
+  } else if (opts.pairing_fill_limit > 0) {
+    Ordered ob;
+    base_lnz = sum(ordered_counts(A, base, ob));
+  }
+  Ordered od;
+  auto cd = ordered_counts(A, std::move(dperm), od);
+  if (opts.pairing_fill_limit <= 0 || double(sum(cd)) <= opts.pairing_fill_limit * double(base_lnz)) {
+    o = std::move(od);
+    cnt = std::move(cd);
+    S.deferred = moved;
+    S.paired_order = true;
+    return true;
+  }
+  if (numbered) cnt = ordered_counts(A, base, o);  // the unpaired order again
   return numbered;
 }
 

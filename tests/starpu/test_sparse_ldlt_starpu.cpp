@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_sparse_ldlt_starpu.cpp — the LDL^T factorization as StarPU tasks equals
 // the sequential executor's bitwise (factor hash, pivot statistics, solutions, condition
-// estimate) on an SPD 3-D Laplacian, an indefinite KKT system with delayed pivots, and a
-// singular Laplacian; the recorded task graph follows the plan and the assembly tree.
+// estimate) on an SPD 3-D Laplacian, indefinite KKT systems (one with delayed pivots, one
+// whose unpivoted factorization is kept despite its zero diagonal entries), and a singular
+// Laplacian; the recorded task graph follows the plan and the assembly tree.
 // Runs under eager, lws and dmda (ctest).
 #include <gtest/gtest.h>
 
@@ -27,8 +28,9 @@ using namespace stardiff::sparse;
 using stardiff::testing::laplacian3d;
 
 namespace {
-// [[H, B^T], [B, -delta I]] with H a 2-D Laplacian plus random coupling, zero (2,2) block.
-CscMatrix32 kkt(int k, int m1) {
+// [[H, B^T], [B, 0]] with H a 2-D Laplacian plus random coupling (per entries in each row
+// of B), zero (2,2) block stored as explicit zeros.
+CscMatrix32 kkt(int k, int m1, int per = 3) {
   std::mt19937 g(11);
   std::uniform_real_distribution<double> U(-1, 1);
   int n1 = k * k, n = n1 + m1;
@@ -43,7 +45,7 @@ CscMatrix32 kkt(int k, int m1) {
     }
   for (int i = 0; i < m1; ++i) {
     r.push_back(n1 + i), c.push_back(n1 + i), v.push_back(0.0);
-    for (int t = 0; t < 3; ++t) r.push_back(n1 + i), c.push_back((i * 37 + t * 101) % n1), v.push_back(U(g));
+    for (int t = 0; t < per; ++t) r.push_back(n1 + i), c.push_back((i * 37 + t * 101) % n1), v.push_back(U(g));
   }
   return from_triplets(n, n, r, c, v, true);
 }
@@ -56,8 +58,11 @@ struct Result {
   double rcond;
 };
 
-Result run(const CscMatrix32& A, Executor& ex) {
-  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
+Result run(const CscMatrix32& A, Executor& ex, ZeroDiagonalPairing pairing = LdltOptions{}.pairing,
+           double fill_limit = LdltOptions{}.pairing_fill_limit,
+           ZeroDiagonalAttempt attempt = LdltOptions{}.zero_diagonal_attempt) {
+  Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5,
+          .zero_diagonal_attempt = attempt, .pairing = pairing, .pairing_fill_limit = fill_limit});
   const auto& ai = l.analyze(A);
   EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
@@ -119,13 +124,58 @@ TEST(SparseLdltStarpu, KktWithDelaysMatchesSequential) {
   auto A = kkt(40, 500);
   SequentialExecutor seq;
   StarpuExecutor par;
-  Result a = run(A, seq), b = run(A, par);
+  // without the zero-diagonal pairing (with it this matrix takes the unpivoted path: below)
+  Result a = run(A, seq, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always),
+         b = run(A, par, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always);
   EXPECT_EQ(a.fi.inertia.pos, 1600);
   EXPECT_EQ(a.fi.inertia.neg, 500);
   EXPECT_GT(a.fi.delayed + a.fi.two_by_two, 0);
-  EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);  // zero diagonal: no unpivoted attempt
-  EXPECT_EQ(a.fi.attempts, 1);
+  // zero diagonal entries, unpivoted attempt forced (Always): it meets a zero pivot (a
+  // constraint ordered before all its neighbours), threshold pivoting runs
+  EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);
+  EXPECT_EQ(a.fi.attempts, 2);
   EXPECT_LE(a.si.backward_error, 1e-14);
+  expect_same(a, b);
+}
+
+TEST(SparseLdltStarpu, KktPairedMatchesSequential) {
+  // The same matrix with each zero-diagonal column deferred to right after its partner:
+  // every pivot 1x1 and sign-consistent, the unpivoted factorization kept, bitwise equal
+  // to the sequential one under each scheduler.
+  auto A = kkt(40, 500);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  // (fill limit off: with it, this deferred order is over the limit and the delays stay)
+  Result a = run(A, seq, ZeroDiagonalPairing::Defer, 0), b = run(A, par, ZeroDiagonalPairing::Defer, 0);
+  EXPECT_EQ(a.fi.inertia.pos, 1600);
+  EXPECT_EQ(a.fi.inertia.neg, 500);
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);
+  EXPECT_EQ(a.fi.delayed + a.fi.two_by_two, 0);
+  EXPECT_LE(a.si.backward_error, 1e-14);
+  expect_same(a, b);
+  Result c = run(A, seq, ZeroDiagonalPairing::Compress), d = run(A, par, ZeroDiagonalPairing::Compress);
+  EXPECT_EQ(c.fi.inertia.neg, 500);
+  expect_same(c, d);
+}
+
+TEST(SparseLdltStarpu, KktKeptUnpivotedMatchesSequential) {
+  // Constraints with 16 entries come after their neighbours in the AMD order (no pairing
+  // needed): every zero
+  // diagonal entry gets a pivot from its fill, the unpivoted factorization is kept (no
+  // delays, growth measured), its factors and solutions bitwise those of the sequential run.
+  auto A = kkt(40, 200, 16);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  Result a = run(A, seq, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always),
+         b = run(A, par, ZeroDiagonalPairing::None, 1.5, ZeroDiagonalAttempt::Always);
+  EXPECT_EQ(a.fi.inertia.pos, 1600);
+  EXPECT_EQ(a.fi.inertia.neg, 200);
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);
+  EXPECT_EQ(a.fi.attempts, 1);
+  EXPECT_EQ(a.fi.delayed + a.fi.two_by_two, 0);
+  EXPECT_GT(a.fi.growth, 0.0);
+  EXPECT_LE(a.si.backward_error, 1e-14);
+  EXPECT_FALSE(a.si.refactorized);
   expect_same(a, b);
 }
 

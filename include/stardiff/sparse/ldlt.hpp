@@ -2,7 +2,8 @@
 // stardiff/sparse/ldlt.hpp — sparse symmetric LDL^T: analysis, factorization, solve.
 //
 // Contract:
-//  * analyze(A) uses only A's pattern (symmetric_lower CSC): ordering, elimination tree,
+//  * analyze(A) uses only A's pattern (symmetric_lower CSC; with LdltOptions::pairing also
+//    its values, for the pairing): ordering, elimination tree,
 //    supernodes, task plan. Any number of factorize() calls with matrices of that pattern
 //    may follow. Concurrent analyses give the orderings they give alone.
 //  * factorize(A) computes P S A S P^T = L D L^T (S: symmetric scaling, D: 1x1 and 2x2
@@ -30,6 +31,20 @@ namespace stardiff::sparse {
 enum class Ordering { Auto, Amd, Metis, User, Natural };
 const char* to_string(Ordering o);
 Ordering ordering_from_string(const std::string& s);  // "auto|amd|metis|natural"; Error otherwise
+
+// How analyze() orders the zero-diagonal pairs (LdltOptions::pairing). Defer: the
+// fill-reducing order, with each zero-diagonal column that precedes all its neighbours
+// (its pivot would be zero) moved to right after its partner, whose elimination then fills
+// that diagonal entry (or, for a zero-zero pair, the two sit in one front for a 2x2 pivot).
+// Compress: each pair one vertex of the graph AMD / METIS order (Duff and Pralet's
+// compressed graph; METIS weighs a pair 2), its zero-diagonal column right after its partner.
+enum class ZeroDiagonalPairing { None, Defer, Compress };
+const char* to_string(ZeroDiagonalPairing z);  // "none", "defer", "compress"
+ZeroDiagonalPairing pairing_from_string(const std::string& s);  // Error otherwise
+
+// When the unpivoted first attempt runs on a matrix with zero diagonal entries
+// (LdltOptions::zero_diagonal_attempt).
+enum class ZeroDiagonalAttempt { Never, Paired, Always };
 
 // Which factorization runs (see LdltOptions).
 enum class FactorMode { Simplicial, SingleTask, Tree };
@@ -62,14 +77,35 @@ struct LdltOptions {
   int block_size = 128;                  // pivoting window / dense block size in fronts
   double split_flops = 5e8;              // larger fronts become panel/update tasks (0: never)
   double zero_pivot = 1e-11;             // |pivot| <= zero_pivot * max|S A S| is no pivot
-  // Unpivoted first: when every diagonal entry of S A S is nonzero, the factorization
-  // first runs without pivoting and is kept only if every pivot is 1x1 with the sign of
-  // its diagonal entry (a quasi-definite matrix: SPD, or [H B^T; B -G] with H, G
-  // definite) and, for mixed signs, the growth max_j (|L||D||L^T|)_jj / max|SAS| is at
-  // most growth_limit; otherwise threshold pivoting runs. Applies to simplicial too.
+  // Unpivoted first: when some diagonal entry of S A S is nonzero, the factorization
+  // first runs without pivoting (1x1 pivots in the fill-reducing order, no delays) and is
+  // kept only if every pivot is 1x1 with |d| > zero_pivot * max|SAS|, with the sign of its
+  // diagonal entry where that is nonzero (a quasi-definite matrix: SPD, or [H B^T; B -G]
+  // with H, G definite; a zero diagonal entry, as in a KKT matrix [H B^T; B 0], takes
+  // the sign its fill gives it) and, for mixed signs or zero diagonal entries, the growth
+  // max_j (|L||D||L^T|)_jj / max|SAS| is at most growth_limit; otherwise threshold
+  // pivoting runs. Applies to simplicial too. The inertia is that of the kept factors.
   bool try_unpivoted = true;
+  // Where S A S has zero diagonal entries, the unpivoted attempt runs only if this allows:
+  // Paired (default): only where analyze() kept a paired order (Defer that moved columns,
+  // AnalyzeInfo::deferred > 0, or Compress); Always; Never (threshold pivoting at once).
+  ZeroDiagonalAttempt zero_diagonal_attempt = ZeroDiagonalAttempt::Paired;
+  // Zero-diagonal pairing (see ZeroDiagonalPairing): analyze() also reads A's values and
+  // pairs each column whose diagonal entry is zero with a neighbour (greedy maximum-weight
+  // matching on symmetrically scaled values, nonzero-diagonal partners first). No effect on
+  // a matrix without zero diagonal entries, nor with Ordering::Natural or User.
+  ZeroDiagonalPairing pairing = ZeroDiagonalPairing::Defer;
+  // Defer is kept only where its predicted nnz(L) is at most this times the unpaired
+  // order's (0: always). The pairing runs only where the order puts some zero-diagonal
+  // column before all its neighbours.
+  double pairing_fill_limit = 1.5;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
+  // A solve with a kept unpivoted factorization (FactorInfo::pivoting none) whose backward
+  // error stays above this after refinement and FGMRES refactorizes with threshold
+  // pivoting (the values of the last factorize) and solves again: FactorInfo then describes
+  // the pivoted factors (attempts + 1) and SolveInfo::refactorized is set. 0: never.
+  double unpivoted_berr = 1e-12;
   int fgmres_restart = 30;               // FGMRES(m) when refinement stalls
   int max_fgmres = 100;                  // total FGMRES iterations per right-hand side
 };
@@ -81,6 +117,9 @@ struct AnalyzeInfo {
   Ordering ordering = Ordering::Auto;  // the one used
   std::int64_t supernodes = 0, levels = 0, tasks = 0;
   FactorMode mode = FactorMode::Tree;  // Simplicial: tried first
+  std::int64_t matched_pairs = 0;      // zero-diagonal pairs found (LdltOptions::pairing)
+  std::int64_t deferred = 0;           // Defer: zero-diagonal columns moved after their partner
+                                       // (0 where the deferred order was not kept)
 };
 
 struct Inertia {
@@ -102,7 +141,8 @@ struct FactorInfo {
   FactorMode mode = FactorMode::Tree;           // the factorization that ran
   Pivoting pivoting = Pivoting::Threshold;      // None: unpivoted, sign-consistent
   int attempts = 1;        // 2: the unpivoted attempt was rejected and threshold pivoting ran
-                           // (tasks counts both)
+                           // (tasks counts both); one more when a solve refactorized
+                           // (see LdltOptions::unpivoted_berr)
   double growth = 0;       // max_j (|L||D||L^T|)_jj / max|SAS| where measured (pivoting "none",
                            // diagonal of mixed signs), else 0
 };
@@ -114,6 +154,9 @@ struct SolveInfo {
   // The factorization solved with was singular (FactorInfo::singular): x may be huge and
   // meaningless however small backward_error is. numerically_singular() also checks rcond.
   bool singular = false;
+  // The unpivoted factorization's backward error stayed above LdltOptions::unpivoted_berr:
+  // this solve refactorized with threshold pivoting and solved again (factor_info() changed).
+  bool refactorized = false;
 };
 
 class Ldlt {

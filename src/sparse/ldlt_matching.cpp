@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// src/sparse/ldlt_matching.cpp — zero-diagonal pairing and the compressed-graph ordering
+// (LdltOptions::match_zero_diagonal; see ldlt_internal.hpp).
+//
+// Contract: zero_diagonal_matching pairs each column whose diagonal entry is zero (or
+// absent) with a neighbour, on the values scaled symmetrically by one max-norm sweep
+// (s_i = 1 / sqrt(max_j |a_ij|)): first with partners of nonzero diagonal, greedily
+// (zero-diagonal columns in index order, each taking its heaviest free partner by
+// |s_i a_ij s_j|, ties by index) and completed by augmenting paths (MC21 with lookahead),
+// so that every zero-diagonal column that can have such a partner has one; then the rest
+// greedily among themselves (zero-zero pairs, 2x2 pivots).
+// The weights make it an approximation of the maximum-product matching MC64 would
+// compute on the same edges, not MC64 itself. A zero-diagonal column without any
+// neighbour (structurally singular) stays unpaired. deferred_order keeps a fill-reducing order but moves each
+// zero-diagonal column that precedes all its neighbours to right after its partner (a
+// zero-zero pair: its first column after the other). compressed_order orders the pairs as one vertex (the graph
+// whose vertices are the pairs and the unpaired columns, Duff and Pralet's compression)
+// with AMD or METIS (METIS with vertex weights 2 for pairs) and expands it: each pair's
+// nonzero-diagonal column first, its zero-diagonal partner right after. Deterministic.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <amd.h>
+
+#include "core/amd_graph.hpp"
+#include "sparse/ldlt_internal.hpp"
+#include "stardiff/runtime/error.hpp"
+
+namespace stardiff::sparse::detail {
+
+std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
+  const int n = A.n_cols;
+  std::vector<int> mate(n, -1);
+  std::vector<double> diag(n, 0.0), rmax(n, 0.0);
+  const auto& cp = A.col_ptr;
+  const auto& ri = A.row_idx;
+  const auto& v = A.values;
+  for (int j = 0; j < n; ++j)
+    for (int k = cp[j]; k < cp[j + 1]; ++k) {
+      const int i = ri[k];
+      const double a = std::fabs(v[k]);
+      if (i == j) diag[j] = v[k];
+      rmax[i] = std::max(rmax[i], a);
+      rmax[j] = std::max(rmax[j], a);
+    }
+  std::vector<double> s(n);
+  for (int i = 0; i < n; ++i) s[i] = rmax[i] > 0 ? 1.0 / std::sqrt(rmax[i]) : 1.0;
+  // candidate partners of each zero-diagonal column: nonzero-diagonal ones (by decreasing
+  // weight |s_i a_ij s_j|, ties by index), then zero-diagonal ones (likewise)
+  struct Cand {
+    double w;
+    int col;
+  };
+  std::vector<int> cptr(std::size_t(n) + 1, 0), nzcount(n, 0);
+  std::vector<Cand> cand;
+  for (int j = 0; j < n; ++j)
+    for (int k = cp[j]; k < cp[j + 1]; ++k) {
+      const int i = ri[k];
+      if (i == j || v[k] == 0.0) continue;
+      if (diag[j] == 0.0) ++cptr[j + 1];
+      if (diag[i] == 0.0) ++cptr[i + 1];
+    }
+  for (int j = 0; j < n; ++j) cptr[j + 1] += cptr[j];
+  if (cptr[n] == 0) return mate;
+  cand.resize(std::size_t(cptr[n]));
+  {
+    std::vector<int> w(cptr.begin(), cptr.end() - 1);
+    for (int j = 0; j < n; ++j)
+      for (int k = cp[j]; k < cp[j + 1]; ++k) {
+        const int i = ri[k];
+        if (i == j || v[k] == 0.0) continue;
+        const double wt = std::fabs(v[k]) * s[i] * s[j];
+        if (diag[j] == 0.0) cand[w[j]++] = {wt, i};
+        if (diag[i] == 0.0) cand[w[i]++] = {wt, j};
+      }
+  }
+  for (int j = 0; j < n; ++j) {
+    if (cptr[j] == cptr[j + 1]) continue;
+    auto* b0 = cand.data() + cptr[j];
+    auto* e0 = cand.data() + cptr[j + 1];
+    std::sort(b0, e0, [&](const Cand& x, const Cand& y) {
+      const bool xn = diag[x.col] != 0.0, yn = diag[y.col] != 0.0;
+      if (xn != yn) return xn;
+      if (x.w != y.w) return x.w > y.w;
+      return x.col < y.col;
+    });
+    for (auto* c = b0; c != e0 && diag[c->col] != 0.0; ++c) ++nzcount[j];
+  }
+  // greedy, zero-diagonal columns in index order: the heaviest free nonzero-diagonal partner
+  for (int j = 0; j < n; ++j)
+    for (int q = cptr[j]; q < cptr[j] + nzcount[j] && mate[j] < 0; ++q)
+      if (mate[cand[q].col] < 0) {
+        mate[j] = cand[q].col;
+        mate[cand[q].col] = j;
+      }
+  // Augmenting paths (MC21-style depth-first search with lookahead, iterative) on the
+  // bipartite graph zero-diagonal columns x nonzero-diagonal neighbours: every
+  // zero-diagonal column that can be matched there is. Each search visits a column once.
+  std::vector<int> nbr_ptr(std::size_t(n) + 1), nbr(std::size_t(cptr[n]));
+  for (int j = 0; j <= n; ++j) nbr_ptr[j] = cptr[j];
+  for (std::size_t q = 0; q < cand.size(); ++q) nbr[q] = cand[q].col;
+  std::vector<int> nbr_end(n);
+  for (int j = 0; j < n; ++j) nbr_end[j] = cptr[j] + nzcount[j];
+  std::vector<int> stamp(n, -1), stack_col, stack_pos, via(n, -1), look_pos(nbr_ptr.begin(), nbr_ptr.end() - 1);
+  for (int z = 0; z < n; ++z) {
+    if (diag[z] != 0.0 || mate[z] >= 0 || nzcount[z] == 0) continue;
+    stack_col.assign(1, z);
+    stack_pos.assign(1, nbr_ptr[z]);
+    int found = -1;
+    // lookahead (MC21's cheap assignment): a free neighbour of a column on the path ends
+    // the search at once; look_pos keeps each column's scan position across the search
+    auto look = [&](int c) {
+      for (int& q = look_pos[c]; q < nbr_end[c]; ++q)
+        if (mate[nbr[q]] < 0) {
+          via[nbr[q]] = c;
+          return nbr[q];
+        }
+      return -1;
+    };
+    found = look(z);
+    while (!stack_col.empty() && found < 0) {
+      const int c = stack_col.back();
+      int& q = stack_pos.back();
+      if (q == nbr_end[c]) {
+        stack_col.pop_back();
+        stack_pos.pop_back();
+        continue;
+      }
+      const int h = nbr[q++];
+      if (stamp[h] == z) continue;
+      stamp[h] = z;
+      via[h] = c;
+      const int m = mate[h];
+      if (m < 0) {
+        found = h;
+      } else if (diag[m] == 0.0) {  // h's zero-diagonal mate looks for another partner
+        found = look(m);
+        if (found < 0) {
+          stack_col.push_back(m);
+          stack_pos.push_back(nbr_ptr[m]);
+        }
+      }
+    }
+    for (int h = found; h >= 0;) {  // flip the path: h <- via[h] <- ...
+      const int c = via[h];
+      const int prev = mate[c];
+      mate[c] = h;
+      mate[h] = c;
+      h = c == z ? -1 : prev;
+    }
+  }
+  // zero-diagonal columns left: the heaviest free zero-diagonal partner (2x2 pivots)
+  for (int j = 0; j < n; ++j)
+    for (int q = cptr[j] + nzcount[j]; q < cptr[j + 1] && mate[j] < 0; ++q)
+      if (mate[cand[q].col] < 0 && cand[q].col != j) {
+        mate[j] = cand[q].col;
+        mate[cand[q].col] = j;
+      }
+  return mate;
+}
+
+std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved) {
+  const int n = A.n_cols;
+  std::vector<int> pos(n);
+  for (int k = 0; k < n; ++k) pos[perm[k]] = k;
+  std::vector<char> zero(n, 1);
+  for (int j = 0; j < n; ++j)
+    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  // deferred[i]: the zero-diagonal columns to emit right after i
+  std::vector<int> head(n, -1), next(n, -1);
+  std::vector<char> defer(n, 0);
+  for (int j = 0; j < n; ++j) {
+    const int m = mate[j];
+    if (!zero[j] || m < 0 || (zero[m] && m < j)) continue;  // a zero-zero pair: its first column moves
+    bool first = true;  // j precedes every neighbour: its pivot would be zero
+    for (int k = p[j]; k < p[j + 1] && first; ++k) first = pos[idx[k]] > pos[j];
+    if (!first) continue;
+    defer[j] = 1;
+    ++*moved;
+    next[j] = head[m];
+    head[m] = j;
+  }
+  std::vector<int> out;
+  out.reserve(n);
+  for (int k = 0; k < n; ++k) {
+    const int v = perm[k];
+    if (defer[v]) continue;
+    out.push_back(v);
+    for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<int> compressed_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                  const std::vector<int>& mate, bool metis) {
+  const int n = A.n_cols;
+  // group numbering: a pair takes the number of its smaller column's first visit
+  std::vector<int> group(n, -1), first, second;
+  int ng = 0;
+  for (int j = 0; j < n; ++j) {
+    if (group[j] >= 0) continue;
+    group[j] = ng;
+    const int m = mate[j];
+    if (m >= 0) group[m] = ng;
+    first.push_back(j);
+    second.push_back(m);
+    ++ng;
+  }
+  // the zero-diagonal member goes second
+  std::vector<char> zero(n, 1);
+  for (int j = 0; j < n; ++j)
+    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  for (int g = 0; g < ng; ++g)
+    if (second[g] >= 0 && zero[first[g]] && !zero[second[g]]) std::swap(first[g], second[g]);
+  // compressed graph (no self loops, no duplicates), CSC
+  std::vector<int> gp(std::size_t(ng) + 1, 0), gi;
+  gi.reserve(idx.size());
+  std::vector<int> mark(ng, -1);
+  for (int g = 0; g < ng; ++g) {
+    for (int mem : {first[g], second[g]}) {
+      if (mem < 0) continue;
+      for (int k = p[mem]; k < p[mem + 1]; ++k) {
+        const int h = group[idx[k]];
+        if (h == g || mark[h] == g) continue;
+        mark[h] = g;
+        gi.push_back(h);
+      }
+    }
+    gp[g + 1] = int(gi.size());
+  }
+  std::vector<int> gperm(ng);
+  if (gp[ng] == 0) {
+    std::iota(gperm.begin(), gperm.end(), 0);
+  } else if (!metis) {
+    double info[AMD_INFO];
+    gperm = stardiff::detail::amd_graph(ng, gp.data(), gi.data(), info);
+  } else {
+    std::vector<int> vw(ng);
+    for (int g = 0; g < ng; ++g) vw[g] = second[g] >= 0 ? 2 : 1;
+    gperm = metis_perm(ng, gp, gi, &vw);
+  }
+  std::vector<int> perm;
+  perm.reserve(n);
+  for (int g : gperm) {
+    perm.push_back(first[g]);
+    if (second[g] >= 0) perm.push_back(second[g]);
+  }
+  return perm;
+}
+
+}  // namespace stardiff::sparse::detail
