@@ -42,9 +42,8 @@ std::size_t copy_whole(mesh::DatBase* d, std::vector<mesh::Checkpoint>& out, con
     c.dat = d;
     c.tile = t;
     c.bytes = v.count() * v.elemsize;
-    c.storage.reset(new unsigned char[c.bytes]);  // the copy task writes it all
     c.buffer = std::make_unique<Handle>(
-        Handle::vector(c.storage.get(), c.bytes, 1, tag + "_" + d->name() + "[" + std::to_string(t) + "]"));
+        Handle::managed_vector(c.bytes, 1, tag + "_" + d->name() + "[" + std::to_string(t) + "]"));
     codelets::insert_rows_copy(ex, d->tile(t), 0, *c.buffer, 0, c.bytes, true, tag + "_" + d->name());
     bytes += c.bytes;
     out.push_back(std::move(c));
