@@ -11,6 +11,7 @@
 // is saved); the error loop's adjoint reads u and ref.
 #pragma once
 #include <cmath>
+#include <memory>
 
 #include "stardiff/adjoint.hpp"
 #include "stardiff/mesh.hpp"
@@ -140,13 +141,31 @@ struct Gradient {
   FixedPointReport fixed_point;  // reverse accumulation only
 };
 
+// Records on `tape` (started and stopped here) iters Jacobi iterations and the error loop
+// of a set-up problem. With rev, the iterations are a FixedPointAdjoint section: iters - 1
+// untaped and the last one recorded on its nested tape (reverse accumulation; the primal
+// is the same as iterate(iters)). Returns that section (null without rev); it must outlive
+// tape.reverse().
+inline std::unique_ptr<FixedPointAdjoint> record_iterations(Tape& tape, Problem& p, int iters,
+                                                            const FixedPointOptions* rev = nullptr) {
+  tape.start();
+  std::unique_ptr<FixedPointAdjoint> fp;
+  if (rev) {
+    fp = std::make_unique<FixedPointAdjoint>(tape, "jacobi", *rev);
+    p.iterate(iters - 1);
+    fp->record([&] { p.iterate(1); });
+  } else {
+    p.iterate(iters);
+  }
+  p.submit_error();
+  tape.stop();
+  return fp;
+}
+
 // Records iterations + error on a set-up problem, seeds dE = 1, reverses, waits.
 inline Gradient record_and_reverse(Problem& p, int iters, SavePolicy policy = SavePolicy::Needed) {
   Tape tape("poisson", policy);
-  tape.start();
-  p.iterate(iters);
-  p.submit_error();
-  tape.stop();
+  record_iterations(tape, p, iters);
   tape.seed(p.err, 1.0);
   tape.reverse();
   p.block.executor().wait_all();
@@ -159,26 +178,20 @@ inline Gradient record_and_reverse(Problem& p, int iters, SavePolicy policy = Sa
   return g;
 }
 
-// Reverse accumulation on a set-up problem: the tape records nothing before the section,
-// iters - 1 untaped Jacobi iterations and one recorded on the nested tape (the primal is the
-// same as iterate(iters)), then the error loop; seeds dE = 1, reverses, waits. tape_bytes:
-// the outer tape's checkpoints plus the section's bytes (its report).
+// Reverse accumulation on a set-up problem (record_iterations with opts); seeds dE = 1,
+// reverses, waits. tape_bytes: the outer tape's checkpoints plus the section's bytes (its
+// report).
 inline Gradient rev_acc_gradient(Problem& p, int iters, const FixedPointOptions& opts,
                                  SavePolicy policy = SavePolicy::Needed) {
   Tape tape("poisson", policy);
-  tape.start();
-  FixedPointAdjoint fp(tape, "jacobi", opts);
-  p.iterate(iters - 1);
-  fp.record([&] { p.iterate(1); });
-  p.submit_error();
-  tape.stop();
+  const std::unique_ptr<FixedPointAdjoint> fp = record_iterations(tape, p, iters, &opts);
   tape.seed(p.err, 1.0);
   tape.reverse();
   p.block.executor().wait_all();
   Gradient g;
   g.E = p.err.value();
-  g.fixed_point = fp.report();
-  g.tape_bytes = tape.bytes() + fp.bytes();
+  g.fixed_point = fp->report();
+  g.tape_bytes = tape.bytes() + fp->bytes();
   g.tape_nodes = tape.nodes();
   g.dE_df = p.f.adjoint();
   g.dE_du = p.u.adjoint();

@@ -204,17 +204,7 @@ int main(int argc, char** argv) {
       AdjointRun r;
       Tape tape("poisson");
       auto t0 = std::chrono::steady_clock::now();
-      tape.start();
-      std::unique_ptr<FixedPointAdjoint> fp;
-      if (rev) {
-        fp = std::make_unique<FixedPointAdjoint>(tape, "jacobi", fpo);
-        p.iterate(iters - 1);
-        fp->record([&] { p.iterate(1); });
-      } else {
-        p.iterate(iters);
-      }
-      p.submit_error();
-      tape.stop();
+      const std::unique_ptr<FixedPointAdjoint> fp = poisson::record_iterations(tape, p, iters, rev ? &fpo : nullptr);
       ex->wait_all();
       r.forward_s = seconds_since(t0);
       tape.seed(p.err, 1.0);

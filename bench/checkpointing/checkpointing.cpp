@@ -117,17 +117,7 @@ void rev_acc_line(Executor& ex, int n, int iters, int tiles, FixedPointOptions o
     ex.wait_all();
     Tape tape("bench_rev_acc");
     double t0 = now();
-    tape.start();
-    std::unique_ptr<FixedPointAdjoint> fp;
-    if (rev) {
-      fp = std::make_unique<FixedPointAdjoint>(tape, "jacobi", o);
-      p.iterate(iters - 1);
-      fp->record([&] { p.iterate(1); });
-    } else {
-      p.iterate(iters);
-    }
-    p.submit_error();
-    tape.stop();
+    const std::unique_ptr<FixedPointAdjoint> fp = poisson::record_iterations(tape, p, iters, rev ? &o : nullptr);
     ex.wait_all();
     fwd = now() - t0;
     tape.seed(p.err, 1.0);

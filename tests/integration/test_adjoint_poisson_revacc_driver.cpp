@@ -8,38 +8,18 @@
 // up to round-off and convergence).
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "support/driver_run.hpp"
+
 namespace {
-std::string driver() {
-  const char* b = std::getenv("STARDIFF_BINARY_DIR");
-  return std::string(b ? b : ".") + "/apps/poisson/stardiff-poisson";
-}
-
 std::string run(const std::string& args, int* rc = nullptr) {
-  std::string cmd = driver() + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  int st = pclose(p);
-  if (rc) *rc = WEXITSTATUS(st);
-  return out;
+  return stardiff::testing::run_command(stardiff::testing::driver_path("apps/poisson/stardiff-poisson") + " " + args, rc);
 }
-
 double field(const std::string& json, const std::string& key, int n = 0) {
-  std::size_t pos = 0;
-  for (int k = 0; k <= n; ++k) {
-    pos = json.find("\"" + key + "\":", pos);
-    if (pos == std::string::npos) return std::nan("");
-    pos += key.size() + 3;
-  }
-  return std::strtod(json.c_str() + pos, nullptr);
+  return stardiff::testing::json_field(json, key, n);
 }
 const std::string kGrid = "--nx 12 --ny 10 --tiles 3 --probe 2,3 --probe 11,9 --probe 6,0 --json";
 const std::string kSeq = " --executor sequential";
