@@ -26,4 +26,10 @@ if [ -x "$B/pf/stardiff-pf" ]; then
   run "$B/pf/stardiff-pf" "$ROOT/apps/pf/data/case9.m"
   run "$B/pf/stardiff-pf" "$ROOT/apps/pf/data/case1354pegase.m" --qlim
 fi
+if [ -x "$B/cloverleaf/stardiff-cloverleaf" ]; then
+  run "$B/cloverleaf/stardiff-cloverleaf" "$ROOT/apps/cloverleaf/decks/clover.in_default"
+fi
+if [ -x "$B/cde/stardiff-cde" ]; then
+  run "$B/cde/stardiff-cde" --ns 200 --nv 100 --steps 100
+fi
 echo; echo "demo: done"
