@@ -37,13 +37,7 @@ std::size_t copy_whole(mesh::DatBase* d, std::vector<mesh::Checkpoint>& out, con
   Executor& ex = d->block().executor();
   std::size_t bytes = 0;
   for (int t = 0; t < d->tiles(); ++t) {
-    const BufferView v = d->tile(t).host_view();
-    mesh::Checkpoint c;
-    c.dat = d;
-    c.tile = t;
-    c.bytes = v.count() * v.elemsize;
-    c.buffer = std::make_unique<Handle>(
-        Handle::managed_vector(c.bytes, 1, tag + "_" + d->name() + "[" + std::to_string(t) + "]"));
+    mesh::Checkpoint c = whole_tile_checkpoint(*d, t, tag + "_" + d->name() + "[" + std::to_string(t) + "]");
     codelets::insert_rows_copy(ex, d->tile(t), 0, *c.buffer, 0, c.bytes, true, tag + "_" + d->name());
     bytes += c.bytes;
     out.push_back(std::move(c));

@@ -87,6 +87,16 @@ std::size_t Tape::snapshot_size() const {
   return n;
 }
 
+mesh::Checkpoint whole_tile_checkpoint(mesh::DatBase& d, int t, const std::string& name) {
+  const BufferView v = d.tile(t).host_view();
+  mesh::Checkpoint c;
+  c.dat = &d;
+  c.tile = t;
+  c.bytes = v.count() * v.elemsize;
+  c.buffer = std::make_unique<Handle>(Handle::managed_vector(c.bytes, 1, name));
+  return c;
+}
+
 std::unique_ptr<Tape::Snapshot> Tape::new_snapshot() {
   if (!free_snaps_.empty()) {
     auto s = std::move(free_snaps_.back());
@@ -97,13 +107,8 @@ std::unique_ptr<Tape::Snapshot> Tape::new_snapshot() {
   const std::string id = std::to_string(snap_bytes_ / std::max<std::size_t>(snapshot_size(), 1));
   for (auto* d : state_)
     for (int t = 0; t < d->tiles(); ++t) {
-      const BufferView v = d->tile(t).host_view();
-      mesh::Checkpoint c;
-      c.dat = d;
-      c.tile = t;
-      c.bytes = v.count() * v.elemsize;
-      c.buffer = std::make_unique<Handle>(Handle::managed_vector(
-          c.bytes, 1, name_ + ":snapshot" + id + "_" + d->name() + "[" + std::to_string(t) + "]"));
+      mesh::Checkpoint c =
+          whole_tile_checkpoint(*d, t, name_ + ":snapshot" + id + "_" + d->name() + "[" + std::to_string(t) + "]");
       snap_bytes_ += c.bytes;
       s->parts.push_back(std::move(c));
     }

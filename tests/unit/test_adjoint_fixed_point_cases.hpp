@@ -135,42 +135,26 @@ struct Result {
   FixedPointReport report;
 };
 
+// The problem taped whole (rev null) or with its iterations as a FixedPointAdjoint section
+// (rev: its options; the last iteration recorded on the nested tape); seeds dJ = 1, reverses.
 // scratch: the last step's adjoint reads u2's second value, but a pass leaves u2 restored to
 // its first: every pass after the first needs the end-of-iteration copy of u2.
-inline Result rev_acc(Executor& ex, int nx, int ny, int tiles, int iters, FixedPointOptions opts,
-                      bool scratch = false) {
+inline Result run(Executor& ex, int nx, int ny, int tiles, int iters, const FixedPointOptions* rev,
+                  bool scratch) {
   Nonlinear p(ex, nx, ny, tiles);
   p.scratch = scratch;
   p.set_q();
-  Tape tape("nonlinear");
+  Tape tape(rev ? "nonlinear" : "nonlinear_full");
   tape.start();
   p.prefix();
-  {
-    FixedPointAdjoint fp(tape, "step", opts);
+  std::unique_ptr<FixedPointAdjoint> fp;
+  if (rev) {
+    fp = std::make_unique<FixedPointAdjoint>(tape, "step", *rev);
     p.iterate(iters - 1);
-    fp.record([&] { p.iterate(1); });
-    p.objective();
-    tape.stop();
-    tape.seed(p.J, 1.0);
-    tape.reverse();
-    ex.wait_all();
-    Result r;
-    r.J = p.J.value();
-    r.dq = p.q.adjoint().data;
-    r.bytes = tape.bytes() + fp.bytes();
-    r.report = fp.report();
-    return r;
+    fp->record([&] { p.iterate(1); });
+  } else {
+    p.iterate(iters);
   }
-}
-
-inline Result full(Executor& ex, int nx, int ny, int tiles, int iters, bool scratch = false) {
-  Nonlinear p(ex, nx, ny, tiles);
-  p.scratch = scratch;
-  p.set_q();
-  Tape tape("nonlinear_full");
-  tape.start();
-  p.prefix();
-  p.iterate(iters);
   p.objective();
   tape.stop();
   tape.seed(p.J, 1.0);
@@ -179,8 +163,18 @@ inline Result full(Executor& ex, int nx, int ny, int tiles, int iters, bool scra
   Result r;
   r.J = p.J.value();
   r.dq = p.q.adjoint().data;
-  r.bytes = tape.bytes();
+  r.bytes = tape.bytes() + (fp ? fp->bytes() : 0);
+  if (fp) r.report = fp->report();
   return r;
+}
+
+inline Result rev_acc(Executor& ex, int nx, int ny, int tiles, int iters, FixedPointOptions opts,
+                      bool scratch = false) {
+  return run(ex, nx, ny, tiles, iters, &opts, scratch);
+}
+
+inline Result full(Executor& ex, int nx, int ny, int tiles, int iters, bool scratch = false) {
+  return run(ex, nx, ny, tiles, iters, nullptr, scratch);
 }
 
 // max |a - b| / max |b|.
