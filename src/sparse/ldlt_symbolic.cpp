@@ -427,6 +427,9 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
       S.ordering = Ordering::Metis;
       break;
     case Ordering::Auto: {
+      // CHOLMOD's rule: AMD first; METIS nested dissection only when AMD's ordering is
+      // costly (nnz(L) >= 5 nnz(A) and flops/nnz(L) >= 500) on a large enough graph;
+      // then the smaller predicted nnz(L) wins.
       S.ordering = Ordering::Amd;
       if (n > 0) {
         std::int64_t lnz_amd = 0;
