@@ -12,10 +12,14 @@
 // nothing polls beside it); its final u must equal stardiff's bitwise (max_diff=0).
 // One more primal variant takes the other store path (par_loop.hpp): stream_stores, or
 // plain_stores when STARDIFF_STREAM_STORES=1 made streaming the default.
+// Memory: dat tiles of >= 2 MiB are advised for transparent huge pages (dat.cpp), and so
+// are the triad's tiles (the ceiling is measured on the same kind of memory). The OpenMP
+// peer keeps std::vector (what a user writes: ratio_vs_openmp); openmp_thp runs the same
+// OpenMP code on huge-page buffers, to show how much of the ratio is the page size.
 // Repeats interleave triad / primal / recording / openmp / that variant, each repeat
 // starting one variant further on; medians are reported:
 //   stencil_bandwidth n=.. iters=.. tiles=.. workers=.. sched=.. stream_stores=..
-//       triad_gibs=.. primal_gibs=.. recording_gibs=.. openmp_gibs=..
+//       triad_gibs=.. primal_gibs=.. recording_gibs=.. openmp_gibs=.. openmp_thp_gibs=..
 //       stream_stores_gibs=.. max_diff=.. recording_ratio=.. paired_ratio_vs_openmp=.. [min..max]
 //       ratio_vs_openmp=.. ratio=..
 //   (ratio = primal / triad, ratio_vs_openmp = primal / openmp of the medians,
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include "poisson_problem.hpp"
 
@@ -52,18 +57,45 @@ void triad_cpu(const TaskContext& t) {
 }
 const Codelet cl_triad("triad", triad_cpu);
 
+// A zeroed buffer of n doubles on a 2 MiB boundary, advised for transparent huge pages
+// (as src/mesh/dat.cpp allocates tiles).
+struct FreeDeleter {
+  void operator()(double* p) const { std::free(p); }
+};
+using HugeBuffer = std::unique_ptr<double[], FreeDeleter>;
+HugeBuffer huge_buffer(std::size_t n) {
+  const std::size_t bytes = std::max<std::size_t>(n * sizeof(double), 64), huge = std::size_t(2) << 20;
+  void* p = nullptr;
+  if (posix_memalign(&p, huge, bytes) != 0) {
+    std::fprintf(stderr, "stencil_bandwidth: out of memory (%zu bytes)\n", bytes);
+    std::exit(1);
+  }
+  madvise(p, bytes, MADV_HUGEPAGE);
+  std::memset(p, 0, bytes);
+  return HugeBuffer(static_cast<double*>(p));
+}
+
 // The Poisson iteration as a user would write it with OpenMP: row-major (n+2) x (n+2)
 // arrays, halo 1, the kernels' arithmetic verbatim, first touch by the same threads.
+// With huge_pages the same code runs on huge_buffer()s instead of std::vector.
 struct OpenmpPoisson {
   int n, threads;
   std::size_t ld;
-  std::vector<double> u, u2, f;
-  OpenmpPoisson(int n_, int threads_) : n(n_), threads(threads_), ld(std::size_t(n_) + 2) {
+  std::vector<double> vu, vu2, vf;
+  HugeBuffer hu, hu2, hf;
+  double *u, *u2, *f;
+  OpenmpPoisson(int n_, int threads_, bool huge_pages) : n(n_), threads(threads_), ld(std::size_t(n_) + 2) {
     const std::size_t m = ld * ld;
-    u.resize(m), u2.resize(m), f.resize(m);
-    double* pu = u.data();
-    double* pu2 = u2.data();
-    double* pf = f.data();
+    if (huge_pages) {
+      hu = huge_buffer(m), hu2 = huge_buffer(m), hf = huge_buffer(m);
+      u = hu.get(), u2 = hu2.get(), f = hf.get();
+    } else {
+      vu.resize(m), vu2.resize(m), vf.resize(m);
+      u = vu.data(), u2 = vu2.data(), f = vf.data();
+    }
+    double* pu = u;
+    double* pu2 = u2;
+    double* pf = f;
     const double dx = 0.01, dy = 0.01, pi = 3.14159265358979323846;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int j = -1; j <= n; ++j)
@@ -77,9 +109,9 @@ struct OpenmpPoisson {
   }
   void iterate(int iters) {
     const double dx2 = 0.01 * 0.01, dy2 = 0.01 * 0.01, inv = 1.0 / (2.0 * (dx2 + dy2));
-    double* __restrict pu = u.data();
-    double* __restrict pu2 = u2.data();
-    const double* __restrict pf = f.data();
+    double* __restrict pu = u;
+    double* __restrict pu2 = u2;
+    const double* __restrict pf = f;
     const std::size_t s = ld;
     for (int it = 0; it < iters; ++it) {
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -144,12 +176,18 @@ int main(int argc, char** argv) {
   ex.wait_all();
   const int T = p.block.tiles();
   // Triad tiles: the same row split as the Poisson block.
+  std::vector<HugeBuffer> triad_mem;
   std::vector<VectorHandle<double>> a, b, c;
   for (int t = 0; t < T; ++t) {
     std::size_t m = static_cast<std::size_t>(p.block.bound(t + 1) - p.block.bound(t)) * n;
-    a.emplace_back(m, "a", 0.0);
-    b.emplace_back(m, "b", 1.0);
-    c.emplace_back(m, "c", 2.0);
+    auto borrow = [&](std::vector<VectorHandle<double>>& v, const char* name, double init) {
+      triad_mem.push_back(huge_buffer(m));
+      std::fill_n(triad_mem.back().get(), m, init);
+      v.emplace_back(triad_mem.back().get(), m, name);
+    };
+    borrow(a, "a", 0.0);
+    borrow(b, "b", 1.0);
+    borrow(c, "c", 2.0);
   }
   auto triad = [&] {
     for (int it = 0; it < iters; ++it)
@@ -168,14 +206,19 @@ int main(int argc, char** argv) {
     ex.wait_all();
   };
   const int threads = std::max(1, rt.cpu_workers());
-  std::unique_ptr<OpenmpPoisson> omp;
+  std::unique_ptr<OpenmpPoisson> omp, omp_thp;
   {
     PausedWorkers paused(rt);
-    omp = std::make_unique<OpenmpPoisson>(n, threads);
+    omp = std::make_unique<OpenmpPoisson>(n, threads, false);
+    omp_thp = std::make_unique<OpenmpPoisson>(n, threads, true);
   }
   auto openmp = [&] {
     PausedWorkers paused(rt);
     omp->iterate(iters);
+  };
+  auto openmp_thp = [&] {
+    PausedWorkers paused(rt);
+    omp_thp->iterate(iters);
   };
   // The primal with the other store path (par_loop.hpp), to show what the default is
   // worth in the same interleaved runs.
@@ -188,18 +231,20 @@ int main(int argc, char** argv) {
   triad();  // warm-up (first touch, perf-model calibration)
   primal();
   openmp();
-  // Both ran `iters` sweeps from the same start: their u must agree bitwise.
+  openmp_thp();
+  // All three ran `iters` sweeps from the same start: their u must agree bitwise.
   double max_diff = 0;
   {
     const mesh::DatView<double> u = p.u.values();
     for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(u(i, j) - omp->at(i, j)));
+      for (int i = 0; i < n; ++i)
+        max_diff = std::max({max_diff, std::abs(u(i, j) - omp->at(i, j)), std::abs(u(i, j) - omp_thp->at(i, j))});
   }
   recording();
   other_stores();
   // Repeats interleave the variants, starting each repeat one variant further on.
-  enum { kTriad, kPrimal, kRecording, kOpenmp, kOtherStores, kVariants };
-  const std::function<void()> run[kVariants] = {triad, primal, recording, openmp, other_stores};
+  enum { kTriad, kPrimal, kRecording, kOpenmp, kOpenmpThp, kOtherStores, kVariants };
+  const std::function<void()> run[kVariants] = {triad, primal, recording, openmp, openmp_thp, other_stores};
   std::vector<double> t[kVariants], paired;
   for (int r = 0; r < repeats; ++r) {
     double took[kVariants];
@@ -215,14 +260,15 @@ int main(int argc, char** argv) {
   const double pts = static_cast<double>(n) * n, gib = 1024.0 * 1024.0 * 1024.0;
   auto gibs = [&](int v, double bytes) { return bytes * pts * iters / median(t[v]) / gib; };
   const double triad_gibs = gibs(kTriad, 24), primal_gibs = gibs(kPrimal, 40), rec_gibs = gibs(kRecording, 40),
-               omp_gibs = gibs(kOpenmp, 40), other_gibs = gibs(kOtherStores, 40);
+               omp_gibs = gibs(kOpenmp, 40), omp_thp_gibs = gibs(kOpenmpThp, 40),
+               other_gibs = gibs(kOtherStores, 40);
   std::sort(paired.begin(), paired.end());
   std::printf("stencil_bandwidth n=%d iters=%d tiles=%d repeats=%d workers=%d sched=%s stream_stores=%d "
-              "triad_gibs=%.3f primal_gibs=%.3f recording_gibs=%.3f openmp_gibs=%.3f "
+              "triad_gibs=%.3f primal_gibs=%.3f recording_gibs=%.3f openmp_gibs=%.3f openmp_thp_gibs=%.3f "
               "%s_gibs=%.3f max_diff=%.3g recording_ratio=%.3f paired_ratio_vs_openmp=%.3f [%.3f..%.3f] "
               "ratio_vs_openmp=%.3f ratio=%.3f\n",
               n, iters, T, repeats, rt.cpu_workers(), rt.scheduler().c_str(), str0 ? 1 : 0, triad_gibs,
-              primal_gibs, rec_gibs, omp_gibs, str0 ? "plain_stores" : "stream_stores", other_gibs,
+              primal_gibs, rec_gibs, omp_gibs, omp_thp_gibs, str0 ? "plain_stores" : "stream_stores", other_gibs,
               max_diff, rec_gibs / triad_gibs, median(paired), paired.front(), paired.back(), primal_gibs / omp_gibs,
               primal_gibs / triad_gibs);
   return max_diff == 0 ? 0 : 1;

@@ -7,17 +7,27 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "starpu/mesh/cl_halo.hpp"
 
 namespace stardiff::mesh {
 namespace {
 std::atomic<int> g_next_id{1};
 
+// Tile buffers of at least one huge page start on a huge-page boundary and are advised
+// for transparent huge pages (MADV_HUGEPAGE, advisory: without THP they are plain pages),
+// so streaming loops take one TLB entry per 2 MiB instead of per 4 KiB. Smaller buffers
+// are 64-byte aligned. Zeroed here (first touch).
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
 void* alloc_zeroed(std::size_t bytes) {
   std::size_t n = ((bytes + 63) / 64) * 64;
   if (n == 0) n = 64;
-  void* p = std::aligned_alloc(64, n);
-  if (p == nullptr) throw Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes");
+  const bool huge = n >= kHugePage;
+  void* p = nullptr;
+  if (posix_memalign(&p, huge ? kHugePage : 64, n) != 0 || p == nullptr)
+    throw Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes");
+  if (huge) madvise(p, n, MADV_HUGEPAGE);  // advisory: failure is harmless
   std::memset(p, 0, n);
   return p;
 }
