@@ -15,7 +15,13 @@
 //   solve v    (I - th dt A2) Y2 = R2                          (in place in R2)
 //   corrector  R1 = H + dt/2 F(Y2) - th dt A1h Y2, G = -th dt A2 Y2   (H + dt/2 F(Y2) = ~Y0)
 //   solve s    in place in R1; mid into R2; solve v from R2 into U.
-// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U.
+// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U. mid first copies
+// row v_1 of Y1 + G into a row dat, which the elimination reads (its adjoint then needs no
+// primal of Y1 or G, so the tape saves neither).
+//
+// Adjoint mode: every matrix is built before the first step mark (the damping steps' in their own
+// dats), the coefficient loops are recorded, and each kernel's adjoint is written by hand below
+// (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the solves' outputs).
 #include "cde_solver.hpp"
 
 #include <algorithm>
@@ -343,26 +349,36 @@ struct Predictor2 {
 struct MidArgs {
   double e_new;
 };
+// The v_1 row of Y + G, kept on a row dat (so that the elimination's adjoint reads only it).
+struct MidRow {
+  static constexpr unsigned adjoint_reads = 0;  // linear
+  void operator()(Acc<const double> y, Acc<const double> g, Acc<double> row) const { row(0, 0) = y(0, 1) + g(0, 1); }
+  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double>,
+               Acc<double> row_a1s) const {
+    y_a1s(0, 1) += row_a1s(0, 0), g_a1s(0, 1) += row_a1s(0, 0);
+  }
+};
+// R2 = Y + G; row v = 0: minus f (Y + G)(v_1), f = e / w_2(v_1) (the elimination of A2's e).
 struct Mid {
-  static constexpr unsigned adjoint_reads = 0b1111;  // y, g (the row-0 elimination is bilinear), cs, cv
+  static constexpr unsigned adjoint_reads = 0b11100;  // cs, cv, row (not y, g: linear)
   void operator()(Acc<const double> y, Acc<const double> g, Acc<const double> cs, Acc<const double> cv,
-                  Acc<double> r2, const MidArgs* p) const {
+                  Acc<const double> row, Acc<double> r2, const MidArgs* p) const {
     const double e = cv.c(EE);
     const double f = e != 0.0 ? e / cv.c(W0 + 2, 0, 1) : 0.0;
     const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * (y(0, 1) + g(0, 1));
+    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * row(0, 0);
   }
-  void adjoint(Acc<const double> y, Acc<double> y_a1s, Acc<const double> g, Acc<double> g_a1s,
-               Acc<const double> cs, Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>,
-               Acc<double> r2_a1s, const MidArgs*) const {
+  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double> cs,
+               Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double> row, Acc<double> row_a1s,
+               Acc<const double>, Acc<double> r2_a1s, const MidArgs*) const {
     if (cs.c(DS) + cv.c(DV) > 0) return;
     const double rb = r2_a1s(0, 0);
     y_a1s(0, 0) += rb, g_a1s(0, 0) += rb;
     const double e = cv.c(EE);
     if (e == 0.0) return;
     const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
-    y_a1s(0, 1) -= f * rb, g_a1s(0, 1) -= f * rb;
-    const double f_b = -(y(0, 1) + g(0, 1)) * rb;
+    row_a1s(0, 0) -= f * rb;
+    const double f_b = -row(0, 0) * rb;
     cv_a1s.c(EE) += f_b / w2;
     cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
   }
@@ -464,6 +480,7 @@ struct CdeSolver::Impl {
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
+  Dat<double> row;  // (R1 + G)(s, v_1), for the v = 0 elimination
   Dat<double> m1a, m1b, m1c, m2a, m2b, m2c;
   // Adjoint mode with damping: the damping steps' matrices (theta = 1), built with the others
   // before the first step mark, so that no step writes data a later step reads.
@@ -482,7 +499,7 @@ struct CdeSolver::Impl {
         cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
         U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
         R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
-        H(block, "cde_h", Halo{}, full(adj)), m1a(block, "cde_m1a", Halo{}, full(adj)),
+        H(block, "cde_h", Halo{}, full(adj)), row(block, "cde_row", Halo{}, opts(1, {0}, adj)), m1a(block, "cde_m1a", Halo{}, full(adj)),
         m1b(block, "cde_m1b", Halo{}, full(adj)), m1c(block, "cde_m1c", Halo{}, full(adj)),
         m2a(block, "cde_m2a", Halo{}, full(adj)), m2b(block, "cde_m2b", Halo{}, full(adj)),
         m2c(block, "cde_m2c", Halo{}, full(adj)), kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
@@ -521,7 +538,7 @@ struct CdeSolver::Impl {
         }
     }
     lev.set_components([&](int i, int, int, int c) { return lev_s[c][std::clamp(i, 0, ns - 1)]; });
-    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H}) d->set([](int, int, int) { return 0.0; });
+    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H, &row}) d->set([](int, int, int) { return 0.0; });
   }
 
   // Spot s on the leverage s nodes: node m and weight w of node m + 1 (w = 0 outside the nodes).
@@ -578,8 +595,11 @@ struct CdeSolver::Impl {
              mesh::arg_dat(c, mesh::WRITE), mesh::arg_gbl(MatArgs{thdt}));
   }
   void mid(double e_new) {
-    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, st_up(), mesh::READ),
-             mesh::arg_dat(G, st_up(), mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ),
+    static const mesh::Stencil row1(2, {0, 1}, "cde_row1");
+    par_loop("cde_mid_row", block, mesh::Range{0, ns, 0, 1}, MidRow{}, mesh::arg_dat(R1, row1, mesh::READ),
+             mesh::arg_dat(G, row1, mesh::READ), mesh::arg_dat(row, mesh::WRITE));
+    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ),
+             mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(row, mesh::READ),
              mesh::arg_dat(R2, mesh::WRITE), mesh::arg_gbl(MidArgs{e_new}));
   }
 
