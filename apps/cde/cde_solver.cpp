@@ -257,37 +257,37 @@ struct Apply {
     a0 = v * (cs.c(MB0) * rm + cs.c(MB0 + 1) * rc + cs.c(MB0 + 2) * rp);
   }
 };
+// Adds the adjoint of (a0, a1h, a2) with seeds (a0_b, a1_b, a2_b), and uc_b at the centre, into
+// u_a1s (each of the 10 stencil points incremented once), cs_a1s and cv_a1s.
 inline void apply_adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> cs, Acc<double> cs_a1s,
-                          Acc<const double> cv, Acc<double> cv_a1s, double a0_b, double a1_b, double a2_b) {
+                          Acc<const double> cv, Acc<double> cv_a1s, double a0_b, double a1_b, double a2_b,
+                          double uc_b) {
   const double v = cv.c(VV);
-  const double um = u(-1, 0), uc = u(0, 0), up = u(1, 0);
-  // a1h
-  u_a1s(-1, 0) += a1_b * (v * cs.c(P0) + cs.c(Q0));
-  u_a1s(0, 0) += a1_b * (v * cs.c(P0 + 1) + cs.c(Q0 + 1));
-  u_a1s(1, 0) += a1_b * (v * cs.c(P0 + 2) + cs.c(Q0 + 2));
-  cs_a1s.c(P0) += a1_b * v * um, cs_a1s.c(Q0) += a1_b * um;
-  cs_a1s.c(P0 + 1) += a1_b * v * uc, cs_a1s.c(Q0 + 1) += a1_b * uc;
-  cs_a1s.c(P0 + 2) += a1_b * v * up, cs_a1s.c(Q0 + 2) += a1_b * up;
-  // a2
-  u_a1s(0, -1) += a2_b * cv.c(W0);
-  u_a1s(0, 0) += a2_b * cv.c(W0 + 1);
-  u_a1s(0, 1) += a2_b * cv.c(W0 + 2);
+  const double um = u(-1, 0), uc = u(0, 0), up = u(1, 0), ud = u(0, -1), uu = u(0, 1), uu2 = u(0, 2);
+  const double a1v = a1_b * v;
+  cs_a1s.c(P0) += a1v * um, cs_a1s.c(Q0) += a1_b * um;
+  cs_a1s.c(P0 + 1) += a1v * uc, cs_a1s.c(Q0 + 1) += a1_b * uc;
+  cs_a1s.c(P0 + 2) += a1v * up, cs_a1s.c(Q0 + 2) += a1_b * up;
+  cv_a1s.c(W0) += a2_b * ud, cv_a1s.c(W0 + 1) += a2_b * uc;
+  cv_a1s.c(W0 + 2) += a2_b * uu, cv_a1s.c(EE) += a2_b * uu2;
+  double cm = a1_b * (v * cs.c(P0) + cs.c(Q0)), cc = uc_b + a1_b * (v * cs.c(P0 + 1) + cs.c(Q0 + 1)) +
+                                                         a2_b * cv.c(W0 + 1);
+  double cp = a1_b * (v * cs.c(P0 + 2) + cs.c(Q0 + 2)), cd = a2_b * cv.c(W0), cu = a2_b * cv.c(W0 + 2);
   u_a1s(0, 2) += a2_b * cv.c(EE);
-  cv_a1s.c(W0) += a2_b * u(0, -1), cv_a1s.c(W0 + 1) += a2_b * uc;
-  cv_a1s.c(W0 + 2) += a2_b * u(0, 1), cv_a1s.c(EE) += a2_b * u(0, 2);
   // a0 (the 9-point mixed stencil)
-  const double bm = cv.c(BV0), b0 = cv.c(BV0 + 1), bp = cv.c(BV0 + 2);
   const double t = a0_b * v;
-  if (t == 0.0) return;
-  const double rm = bm * u(-1, -1) + b0 * um + bp * u(-1, 1);
-  const double rc = bm * u(0, -1) + b0 * uc + bp * u(0, 1);
-  const double rp = bm * u(1, -1) + b0 * up + bp * u(1, 1);
-  cs_a1s.c(MB0) += t * rm, cs_a1s.c(MB0 + 1) += t * rc, cs_a1s.c(MB0 + 2) += t * rp;
-  const double rm_b = t * cs.c(MB0), rc_b = t * cs.c(MB0 + 1), rp_b = t * cs.c(MB0 + 2);
-  for (int di = -1; di <= 1; ++di) {
-    const double r_b = di < 0 ? rm_b : di == 0 ? rc_b : rp_b;
-    u_a1s(di, -1) += r_b * bm, u_a1s(di, 0) += r_b * b0, u_a1s(di, 1) += r_b * bp;
+  if (t != 0.0) {
+    const double bm = cv.c(BV0), b0 = cv.c(BV0 + 1), bp = cv.c(BV0 + 2);
+    const double umd = u(-1, -1), umu = u(-1, 1), upd = u(1, -1), upu = u(1, 1);
+    const double rm = bm * umd + b0 * um + bp * umu;
+    const double rc = bm * ud + b0 * uc + bp * uu;
+    const double rp = bm * upd + b0 * up + bp * upu;
+    cs_a1s.c(MB0) += t * rm, cs_a1s.c(MB0 + 1) += t * rc, cs_a1s.c(MB0 + 2) += t * rp;
+    const double rm_b = t * cs.c(MB0), rc_b = t * cs.c(MB0 + 1), rp_b = t * cs.c(MB0 + 2);
+    u_a1s(-1, -1) += rm_b * bm, u_a1s(-1, 1) += rm_b * bp, u_a1s(1, -1) += rp_b * bm, u_a1s(1, 1) += rp_b * bp;
+    cm += rm_b * b0, cp += rp_b * b0, cc += rc_b * b0, cd += rc_b * bm, cu += rc_b * bp;
   }
+  u_a1s(-1, 0) += cm, u_a1s(0, 0) += cc, u_a1s(1, 0) += cp, u_a1s(0, -1) += cd, u_a1s(0, 1) += cu;
 }
 
 struct PredArgs {
@@ -306,6 +306,7 @@ inline void predictor(Acc<const double> u, Acc<const double> csA, Acc<const doub
   h(0, 0) = uc + 0.5 * p->dt * F;
   g(0, 0) = -p->thdt * o.a2;
 }
+template <bool Same>  // csA and csB are one dat
 inline void predictor_adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> csA, Acc<double> csA_a1s,
                               Acc<const double> csB, Acc<double> csB_a1s, Acc<const double> cv, Acc<double> cv_a1s,
                               double r1_a1s, double h_a1s, double g_a1s, const PredArgs* p) {
@@ -315,10 +316,14 @@ inline void predictor_adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const 
   const double Fb = p->dt * r1b + 0.5 * p->dt * h_a1s;
   const double a1b = Fb - p->thdt * r1b, boldb = a1b, bnewb = p->thdt * r1b;
   const double a2b = Fb - p->thdt * g_a1s;
-  u_a1s(0, 0) += r1b + h_a1s;
-  csA_a1s.c(N1) += p->e_old * v * boldb, csA_a1s.c(N2) += p->e_old * boldb;
-  csB_a1s.c(N1) += p->e_new * v * bnewb, csB_a1s.c(N2) += p->e_new * bnewb;
-  apply_adjoint(u, u_a1s, csA, csA_a1s, cv, cv_a1s, Fb, a1b, a2b);
+  if (Same) {
+    const double nb = p->e_old * boldb + p->e_new * bnewb;
+    csA_a1s.c(N1) += v * nb, csA_a1s.c(N2) += nb;
+  } else {
+    csA_a1s.c(N1) += p->e_old * v * boldb, csA_a1s.c(N2) += p->e_old * boldb;
+    csB_a1s.c(N1) += p->e_new * v * bnewb, csB_a1s.c(N2) += p->e_new * bnewb;
+  }
+  apply_adjoint(u, u_a1s, csA, csA_a1s, cv, cv_a1s, Fb, a1b, a2b, r1b + h_a1s);
 }
 struct Predictor1 {
   static constexpr unsigned adjoint_reads = 0b111;  // u, cs, cv
@@ -329,7 +334,7 @@ struct Predictor1 {
   void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> cs, Acc<double> cs_a1s,
                Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>, Acc<double> r1_a1s, Acc<const double>,
                Acc<double> h_a1s, Acc<const double>, Acc<double> g_a1s, const PredArgs* p) const {
-    predictor_adjoint(u, u_a1s, cs, cs_a1s, cs, cs_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
+    predictor_adjoint<true>(u, u_a1s, cs, cs_a1s, cs, cs_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
   }
 };
 struct Predictor2 {
@@ -342,7 +347,7 @@ struct Predictor2 {
                Acc<const double> csB, Acc<double> csB_a1s, Acc<const double> cv, Acc<double> cv_a1s,
                Acc<const double>, Acc<double> r1_a1s, Acc<const double>, Acc<double> h_a1s, Acc<const double>,
                Acc<double> g_a1s, const PredArgs* p) const {
-    predictor_adjoint(u, u_a1s, csA, csA_a1s, csB, csB_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
+    predictor_adjoint<false>(u, u_a1s, csA, csA_a1s, csB, csB_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
   }
 };
 
@@ -408,7 +413,7 @@ struct Corrector {
     h_a1s(0, 0) += r1b;
     const double Fb = p->half_dt * r1b;
     cs_a1s.c(N1) += p->e_new * v * Fb, cs_a1s.c(N2) += p->e_new * Fb;
-    apply_adjoint(y2, y2_a1s, cs, cs_a1s, cv, cv_a1s, Fb, Fb - p->thdt * r1b, Fb - p->thdt * g_a1s(0, 0));
+    apply_adjoint(y2, y2_a1s, cs, cs_a1s, cv, cv_a1s, Fb, Fb - p->thdt * r1b, Fb - p->thdt * g_a1s(0, 0), 0.0);
   }
 };
 
