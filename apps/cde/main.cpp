@@ -249,12 +249,12 @@ int main(int argc, char** argv) {
       std::printf("setup_s = %.6g  solve_s = %.6g  analytic_s = %.6g\n", setup_s, solve_s, analytic_s);
       if (adjoint) {
         std::printf("adjoint_price = %.17g\n", gr.price);
-        std::printf("greeks: delta = %.12g  gamma = %.12g  v0 = %.12g  vega = %.12g\n", gr.delta, gr.gamma, gr.v0,
+        std::printf("greeks: delta = %.17g  gamma = %.17g  v0 = %.17g  vega = %.17g\n", gr.delta, gr.gamma, gr.v0,
                     gr.vega);
-        std::printf("greeks: kappa = %.12g  theta = %.12g  sigma = %.12g  rho = %.12g  rd = %.12g\n", gr.kappa,
+        std::printf("greeks: kappa = %.17g  theta = %.17g  sigma = %.17g  rho = %.17g  rd = %.17g\n", gr.kappa,
                     gr.theta, gr.sigma, gr.rho, gr.rd);
         if (!gr.leverage.empty())
-          std::printf("greeks: leverage: %zu nodes, sum = %.12g, max |d price / d L| = %.12g\n", gr.leverage.size(),
+          std::printf("greeks: leverage: %zu nodes, sum = %.17g, max |d price / d L| = %.17g\n", gr.leverage.size(),
                       lev_sum, lev_max);
         std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu\n", ck_desc.c_str(),
                     static_cast<long long>(gr.recomputed_steps), gr.peak_bytes);

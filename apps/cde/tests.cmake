@@ -46,6 +46,12 @@ if(TARGET stardiff-cde)
     --leverage ${PROJECT_SOURCE_DIR}/apps/cde/testdata/leverage_skew.csv)
   set_tests_properties(cde.adjoint_leverage PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
     PASS_REGULAR_EXPRESSION "greeks: leverage: 15 nodes, sum = [0-9.e-]+, max [^\n]*\ncheckpointing = save-all  recomputed_steps = 0")
+  # The kernels' adjoint_reads masks, checked (SavePolicy::Verify: undeclared primals read as NaN).
+  add_test(NAME cde.adjoint_verify_reads COMMAND stardiff-cde --adjoint --ns 40 --nv 20 --steps 10 --damping 2 --rf 0.01
+    --executor sequential --leverage ${PROJECT_SOURCE_DIR}/apps/cde/testdata/leverage_skew.csv)
+  set_tests_properties(cde.adjoint_verify_reads PROPERTIES LABELS integration
+    ENVIRONMENT "${STARDIFF_TEST_ENV};STARDIFF_CHECK_ADJOINT_READS=1"
+    PASS_REGULAR_EXPRESSION "greeks: kappa = [0-9][0-9.e-]*  theta = [0-9][0-9.e-]*  sigma = -[0-9][0-9.e-]*  rho = [0-9.e-]+  rd = [0-9][0-9.e-]*\ngreeks: leverage: 15 nodes")
   foreach(sched eager lws dmda)
     add_test(NAME cde.adjoint_bitwise_${sched} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:stardiff-cde>
       -DLEV=${PROJECT_SOURCE_DIR}/apps/cde/testdata/leverage_skew.csv

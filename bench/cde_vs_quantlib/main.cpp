@@ -15,13 +15,17 @@
 // --adjoint: per grid, R interleaved repeats of the primal run (as above) and of the Greeks
 // (CdeSolver::greeks, save-all: the taped run and one reverse sweep giving every Greek), one line
 //   cde_adjoint_factor ns= nv= steps= primal_s= forward_tape_s= reverse_s= adjoint_factor= peak_bytes=
-// (medians; adjoint_factor = (taped run + reverse sweep) / primal; target <= 3). Exit 2 on bad
-// arguments.
+//   adjoint_factor_cpu=
+// (medians; adjoint_factor = (taped run + reverse sweep) / primal, wall clock; target <= 3;
+// adjoint_factor_cpu: the same ratio of process CPU time (solver construction included on both
+// sides), steadier than wall clock on a shared machine with the sequential executor). Exit 2 on
+// bad arguments.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +66,12 @@ bool parse_grids(const char* s, std::vector<Grid>& out) {
     pos = end + 1;
   }
   return !out.empty();
+}
+
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 struct Run {
@@ -126,22 +136,26 @@ int main(int argc, char** argv) {
                 exact, ex->kind(), repeats);
     if (adjoint) {
       for (const Grid& g : grids) {
-        std::vector<double> tp, tf, tr, tt;
+        std::vector<double> tp, tf, tr, tt, cp, ca;
         std::size_t peak = 0;
         for (int r = 0; r < repeats; ++r) {
+          double c0 = cpu_seconds();
           tp.push_back(run_stardiff(*ex, p, g).seconds);
+          cp.push_back(cpu_seconds() - c0);
+          c0 = cpu_seconds();
           CdeConfig c;
           c.p = p, c.ns = g.ns, c.nv = g.nv, c.steps = g.steps, c.adjoint = true;
           CdeSolver s(*ex, c);
           ex->wait_all();
           const Greeks gr = s.greeks();
+          ca.push_back(cpu_seconds() - c0);
           tf.push_back(gr.forward_s), tr.push_back(gr.reverse_s), tt.push_back(gr.forward_s + gr.reverse_s);
           peak = gr.peak_bytes;
         }
         const double mp = median(tp), mt = median(tt);
         std::printf("cde_adjoint_factor ns=%d nv=%d steps=%d primal_s=%.4g forward_tape_s=%.4g reverse_s=%.4g "
-                    "adjoint_factor=%.3g peak_bytes=%zu\n",
-                    g.ns, g.nv, g.steps, mp, median(tf), median(tr), mt / mp, peak);
+                    "adjoint_factor=%.3g peak_bytes=%zu adjoint_factor_cpu=%.3g\n",
+                    g.ns, g.nv, g.steps, mp, median(tf), median(tr), mt / mp, peak, median(ca) / median(cp));
         std::fflush(stdout);
       }
       return 0;
