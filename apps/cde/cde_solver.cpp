@@ -15,10 +15,17 @@
 //   solve v    (I - th dt A2) Y2 = R2                          (in place in R2)
 //   corrector  R1 = H + dt/2 F(Y2) - th dt A1h Y2, G = -th dt A2 Y2   (H + dt/2 F(Y2) = ~Y0)
 //   solve s    in place in R1; mid into R2; solve v from R2 into U.
-// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U.
+// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U. mid first copies
+// row v_1 of Y1 + G into a row dat, which the elimination reads (its adjoint then needs no
+// primal of Y1 or G, so the tape saves neither).
+//
+// Adjoint mode: every matrix is built before the first step mark (the damping steps' in their own
+// dats), the coefficient loops are recorded, and each kernel's adjoint is written by hand below
+// (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the solves' outputs).
 #include "cde_solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -39,14 +46,19 @@ enum { P0 = 0, Q0 = 3, MB0 = 6, N1 = 9, N2 = 10, SS = 11, DS = 12, NCS = 13 };
 // cv components
 enum { W0 = 0, EE = 3, VV = 4, BV0 = 5, DV = 8, NCV = 9 };
 
+// Adjoint convention of every kernel below (par_loop.hpp): components that are grid constants
+// (SS, DS, VV, BV, DV) receive no adjoint — nothing active flows into them — so only the
+// parameter-dependent components P, Q, MB, N1, N2 (cs) and W, EE (cv) carry one.
+
 struct CoefSArgs {
-  double rho_sigma, rd_rf, w;
+  double rf, w;
   int k0, k1, n;
 };
-// cs at one time: L = (1 - w) lev_k0 + w lev_k1.
+// cs at one time: L = (1 - w) lev_k0 + w lev_k1. Q1 holds -r_d / 2 (A1's share of -r_d u).
 struct CoefS {
-  void operator()(Acc<const double> sg, Acc<const double> lev, Acc<double> cs, const CoefSArgs* a,
-                  const int* idx) const {
+  static constexpr unsigned adjoint_reads = 0b111011;  // sgrid, lev and the scalars (not cs)
+  void operator()(Acc<const double> sg, Acc<const double> lev, Acc<double> cs, const double* rho, const double* sigma,
+                  const double* rd, const CoefSArgs* a, const int* idx) const {
     const int i = idx[0];
     const double s = sg(0, 0);
     const double L = (1.0 - a->w) * lev.c(a->k0) + a->w * lev.c(a->k1);
@@ -56,31 +68,63 @@ struct CoefS {
       cs.c(DS) = 1.0;
       return;
     }
-    const double L2s2 = L * L * s * s;
+    const double L2s2 = L * L * s * s, rd_rf = *rd - a->rf;
     if (i == a->n - 1) {  // S_max: virtual node s + h, u_{N+1} = u_{N-1} + 2 h e^{-r_f tau}
       const double h = s - sg(-1, 0);
       cs.c(P0 + 0) = L2s2 / (h * h);
       cs.c(P0 + 1) = -L2s2 / (h * h);
+      cs.c(Q0 + 1) = -0.5 * *rd;
       cs.c(N1) = L2s2 / h;
-      cs.c(N2) = a->rd_rf * s;
+      cs.c(N2) = rd_rf * s;
       return;
     }
     const double hm = s - sg(-1, 0), hp = sg(1, 0) - s;
     const double bm = -hp / (hm * (hm + hp)), b0 = (hp - hm) / (hm * hp), bp = hm / (hp * (hm + hp));
     const double dm = 2.0 / (hm * (hm + hp)), d0 = -2.0 / (hm * hp), dp = 2.0 / (hp * (hm + hp));
-    const double S2 = 0.5 * L2s2, D = a->rd_rf * s, M = a->rho_sigma * L * s;
+    const double S2 = 0.5 * L2s2, D = rd_rf * s, M = *rho * *sigma * L * s;
     cs.c(P0 + 0) = S2 * dm, cs.c(P0 + 1) = S2 * d0, cs.c(P0 + 2) = S2 * dp;
-    cs.c(Q0 + 0) = D * bm, cs.c(Q0 + 1) = D * b0, cs.c(Q0 + 2) = D * bp;
+    cs.c(Q0 + 0) = D * bm, cs.c(Q0 + 1) = D * b0 - 0.5 * *rd, cs.c(Q0 + 2) = D * bp;
     cs.c(MB0 + 0) = M * bm, cs.c(MB0 + 1) = M * b0, cs.c(MB0 + 2) = M * bp;
+  }
+  void adjoint(Acc<const double> sg, Acc<const double> lev, Acc<double> lev_a1s, Acc<const double>,
+               Acc<double> cs_a1s, const double* rho, double* rho_a1s, const double* sigma, double* sigma_a1s,
+               const double*, double* rd_a1s, const CoefSArgs* a, const int* idx) const {
+    const int i = idx[0];
+    if (i == 0) return;
+    const double s = sg(0, 0);
+    const double L = (1.0 - a->w) * lev.c(a->k0) + a->w * lev.c(a->k1);
+    double X_b = 0, L_b = 0;  // X = L^2 s^2
+    if (i == a->n - 1) {
+      const double h = s - sg(-1, 0);
+      X_b = (cs_a1s.c(P0) - cs_a1s.c(P0 + 1)) / (h * h) + cs_a1s.c(N1) / h;
+      *rd_a1s += cs_a1s.c(N2) * s - 0.5 * cs_a1s.c(Q0 + 1);
+    } else {
+      const double hm = s - sg(-1, 0), hp = sg(1, 0) - s;
+      const double bm = -hp / (hm * (hm + hp)), b0 = (hp - hm) / (hm * hp), bp = hm / (hp * (hm + hp));
+      const double dm = 2.0 / (hm * (hm + hp)), d0 = -2.0 / (hm * hp), dp = 2.0 / (hp * (hm + hp));
+      const double S2_b = dm * cs_a1s.c(P0) + d0 * cs_a1s.c(P0 + 1) + dp * cs_a1s.c(P0 + 2);
+      const double D_b = bm * cs_a1s.c(Q0) + b0 * cs_a1s.c(Q0 + 1) + bp * cs_a1s.c(Q0 + 2);
+      const double M_b = bm * cs_a1s.c(MB0) + b0 * cs_a1s.c(MB0 + 1) + bp * cs_a1s.c(MB0 + 2);
+      X_b = 0.5 * S2_b;
+      *rd_a1s += D_b * s - 0.5 * cs_a1s.c(Q0 + 1);
+      *rho_a1s += M_b * *sigma * L * s;
+      *sigma_a1s += M_b * *rho * L * s;
+      L_b += M_b * *rho * *sigma * s;
+    }
+    L_b += X_b * 2.0 * L * s * s;
+    lev_a1s.c(a->k0) += (1.0 - a->w) * L_b;
+    lev_a1s.c(a->k1) += a->w * L_b;
   }
 };
 
 struct CoefVArgs {
-  double kappa, theta, half_sigma2;
   int n;
 };
+// W1 holds -r_d / 2 (A2's share of -r_d u).
 struct CoefV {
-  void operator()(Acc<const double> vg, Acc<double> cv, const CoefVArgs* a, const int* idx) const {
+  static constexpr unsigned adjoint_reads = 0b111101;  // vgrid and the scalars (not cv)
+  void operator()(Acc<const double> vg, Acc<double> cv, const double* kappa, const double* theta, const double* sigma,
+                  const double* rd, const CoefVArgs* a, const int* idx) const {
     const int j = idx[1];
     for (int c = 0; c < NCV; ++c) cv.c(c) = 0.0;
     if (j == a->n - 1) {
@@ -90,8 +134,8 @@ struct CoefV {
     const double v = vg(0, 0);
     if (j == 0) {  // the PDE at v = 0: kappa theta u_v by the second-order forward formula
       const double h1 = vg(0, 1) - v, h2 = vg(0, 2) - vg(0, 1);
-      const double kt = a->kappa * a->theta;
-      cv.c(W0 + 1) = kt * (-2.0 * h1 - h2) / (h1 * (h1 + h2));
+      const double kt = *kappa * *theta;
+      cv.c(W0 + 1) = kt * (-2.0 * h1 - h2) / (h1 * (h1 + h2)) - 0.5 * *rd;
       cv.c(W0 + 2) = kt * (h1 + h2) / (h1 * h2);
       cv.c(EE) = kt * -h1 / (h2 * (h1 + h2));
       return;
@@ -99,38 +143,74 @@ struct CoefV {
     const double hm = v - vg(0, -1), hp = vg(0, 1) - v;
     const double bm = -hp / (hm * (hm + hp)), b0 = (hp - hm) / (hm * hp), bp = hm / (hp * (hm + hp));
     const double dm = 2.0 / (hm * (hm + hp)), d0 = -2.0 / (hm * hp), dp = 2.0 / (hp * (hm + hp));
-    const double S = a->half_sigma2 * v, D = a->kappa * (a->theta - v);
-    cv.c(W0 + 0) = S * dm + D * bm, cv.c(W0 + 1) = S * d0 + D * b0, cv.c(W0 + 2) = S * dp + D * bp;
+    const double S = 0.5 * *sigma * *sigma * v, D = *kappa * (*theta - v);
+    cv.c(W0 + 0) = S * dm + D * bm, cv.c(W0 + 1) = S * d0 + D * b0 - 0.5 * *rd, cv.c(W0 + 2) = S * dp + D * bp;
     cv.c(VV) = v;
     cv.c(BV0 + 0) = bm, cv.c(BV0 + 1) = b0, cv.c(BV0 + 2) = bp;
+  }
+  void adjoint(Acc<const double> vg, Acc<const double>, Acc<double> cv_a1s, const double* kappa, double* kappa_a1s,
+               const double* theta, double* theta_a1s, const double* sigma, double* sigma_a1s, const double*,
+               double* rd_a1s, const CoefVArgs* a, const int* idx) const {
+    const int j = idx[1];
+    if (j == a->n - 1) return;
+    const double v = vg(0, 0);
+    *rd_a1s -= 0.5 * cv_a1s.c(W0 + 1);
+    if (j == 0) {
+      const double h1 = vg(0, 1) - v, h2 = vg(0, 2) - vg(0, 1);
+      const double kt_b = cv_a1s.c(W0 + 1) * (-2.0 * h1 - h2) / (h1 * (h1 + h2)) +
+                          cv_a1s.c(W0 + 2) * (h1 + h2) / (h1 * h2) + cv_a1s.c(EE) * -h1 / (h2 * (h1 + h2));
+      *kappa_a1s += kt_b * *theta;
+      *theta_a1s += kt_b * *kappa;
+      return;
+    }
+    const double hm = v - vg(0, -1), hp = vg(0, 1) - v;
+    const double bm = -hp / (hm * (hm + hp)), b0 = (hp - hm) / (hm * hp), bp = hm / (hp * (hm + hp));
+    const double dm = 2.0 / (hm * (hm + hp)), d0 = -2.0 / (hm * hp), dp = 2.0 / (hp * (hm + hp));
+    const double S_b = dm * cv_a1s.c(W0) + d0 * cv_a1s.c(W0 + 1) + dp * cv_a1s.c(W0 + 2);
+    const double D_b = bm * cv_a1s.c(W0) + b0 * cv_a1s.c(W0 + 1) + bp * cv_a1s.c(W0 + 2);
+    *sigma_a1s += S_b * *sigma * v;
+    *kappa_a1s += D_b * (*theta - v);
+    *theta_a1s += D_b * *kappa;
   }
 };
 
 struct MatArgs {
-  double thdt, half_rd;
+  double thdt;
 };
 // I - th dt A1 (Dirichlet rows: identity).
 struct Mat1 {
+  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
   void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
                   const MatArgs* m) const {
     const double v = cv.c(VV);
     const bool dir = cs.c(DS) + cv.c(DV) > 0;
     a(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0) + cs.c(Q0));
-    b(0, 0) = dir ? 1.0 : 1.0 - m->thdt * (v * cs.c(P0 + 1) + cs.c(Q0 + 1) - m->half_rd);
+    b(0, 0) = dir ? 1.0 : 1.0 - m->thdt * (v * cs.c(P0 + 1) + cs.c(Q0 + 1));
     c(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0 + 2) + cs.c(Q0 + 2));
+  }
+  void adjoint(Acc<const double> cs, Acc<double> cs_a1s, Acc<const double> cv, Acc<double>, Acc<const double>,
+               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
+               const MatArgs* m) const {
+    if (cs.c(DS) + cv.c(DV) > 0) return;
+    const double v = cv.c(VV), t = m->thdt;
+    const double ab = -t * a_a1s(0, 0), bb = -t * b_a1s(0, 0), cb = -t * c_a1s(0, 0);
+    cs_a1s.c(P0) += v * ab, cs_a1s.c(Q0) += ab;
+    cs_a1s.c(P0 + 1) += v * bb, cs_a1s.c(Q0 + 1) += bb;
+    cs_a1s.c(P0 + 2) += v * cb, cs_a1s.c(Q0 + 2) += cb;
   }
 };
 // I - th dt A2, row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows: identity).
 struct Mat2 {
+  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
   void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
                   const MatArgs* m) const {
     const double t = m->thdt;
     const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    double aa = -t * cv.c(W0), bb = 1.0 - t * (cv.c(W0 + 1) - m->half_rd), cc = -t * cv.c(W0 + 2);
+    double aa = -t * cv.c(W0), bb = 1.0 - t * cv.c(W0 + 1), cc = -t * cv.c(W0 + 2);
     const double e = cv.c(EE);
     if (e != 0.0) {
       const double f = e / cv.c(W0 + 2, 0, 1);
-      const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * (cv.c(W0 + 1, 0, 1) - m->half_rd);
+      const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
       bb -= f * m10;
       cc -= f * m11;
       aa = 0.0;
@@ -139,17 +219,37 @@ struct Mat2 {
     b(0, 0) = dir ? 1.0 : bb;
     c(0, 0) = dir ? 0.0 : cc;
   }
+  void adjoint(Acc<const double> cs, Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>,
+               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
+               const MatArgs* m) const {
+    if (cs.c(DS) + cv.c(DV) > 0) return;
+    const double t = m->thdt, e = cv.c(EE);
+    const double bb = b_a1s(0, 0), cb = c_a1s(0, 0);
+    cv_a1s.c(W0 + 1) -= t * bb;
+    cv_a1s.c(W0 + 2) -= t * cb;
+    if (e == 0.0) {
+      cv_a1s.c(W0) -= t * a_a1s(0, 0);
+      return;
+    }
+    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
+    const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
+    const double f_b = -(m10 * bb + m11 * cb);
+    cv_a1s.c(W0, 0, 1) += t * f * bb;      // m10_b = -f bb, W0(v_1)_b = -t m10_b
+    cv_a1s.c(W0 + 1, 0, 1) += t * f * cb;  // m11_b = -f cb
+    cv_a1s.c(EE) += f_b / w2;
+    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
+  }
 };
 
-// The three split operators at a point (A1 without the Neumann term).
+// The three split operators at a point (A1 without the Neumann term), and their adjoint.
 struct Apply {
   double a0, a1h, a2;
-  Apply(Acc<const double> u, Acc<const double> cs, Acc<const double> cv, double half_rd) {
+  Apply(Acc<const double> u, Acc<const double> cs, Acc<const double> cv) {
     const double v = cv.c(VV);
     const double um = u(-1, 0), uc = u(0, 0), up = u(1, 0);
-    a1h = (v * cs.c(P0) + cs.c(Q0)) * um + (v * cs.c(P0 + 1) + cs.c(Q0 + 1) - half_rd) * uc +
+    a1h = (v * cs.c(P0) + cs.c(Q0)) * um + (v * cs.c(P0 + 1) + cs.c(Q0 + 1)) * uc +
           (v * cs.c(P0 + 2) + cs.c(Q0 + 2)) * up;
-    a2 = cv.c(W0) * u(0, -1) + (cv.c(W0 + 1) - half_rd) * uc + cv.c(W0 + 2) * u(0, 1) + cv.c(EE) * u(0, 2);
+    a2 = cv.c(W0) * u(0, -1) + cv.c(W0 + 1) * uc + cv.c(W0 + 2) * u(0, 1) + cv.c(EE) * u(0, 2);
     const double bm = cv.c(BV0), b0 = cv.c(BV0 + 1), bp = cv.c(BV0 + 2);
     const double rm = bm * u(-1, -1) + b0 * um + bp * u(-1, 1);
     const double rc = bm * u(0, -1) + b0 * uc + bp * u(0, 1);
@@ -157,45 +257,146 @@ struct Apply {
     a0 = v * (cs.c(MB0) * rm + cs.c(MB0 + 1) * rc + cs.c(MB0 + 2) * rp);
   }
 };
+// Adds the adjoint of (a0, a1h, a2) with seeds (a0_b, a1_b, a2_b), and uc_b at the centre, into
+// u_a1s (each of the 10 stencil points incremented once), cs_a1s and cv_a1s.
+inline void apply_adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> cs, Acc<double> cs_a1s,
+                          Acc<const double> cv, Acc<double> cv_a1s, double a0_b, double a1_b, double a2_b,
+                          double uc_b) {
+  const double v = cv.c(VV);
+  const double um = u(-1, 0), uc = u(0, 0), up = u(1, 0), ud = u(0, -1), uu = u(0, 1), uu2 = u(0, 2);
+  const double a1v = a1_b * v;
+  cs_a1s.c(P0) += a1v * um, cs_a1s.c(Q0) += a1_b * um;
+  cs_a1s.c(P0 + 1) += a1v * uc, cs_a1s.c(Q0 + 1) += a1_b * uc;
+  cs_a1s.c(P0 + 2) += a1v * up, cs_a1s.c(Q0 + 2) += a1_b * up;
+  cv_a1s.c(W0) += a2_b * ud, cv_a1s.c(W0 + 1) += a2_b * uc;
+  cv_a1s.c(W0 + 2) += a2_b * uu, cv_a1s.c(EE) += a2_b * uu2;
+  double cm = a1_b * (v * cs.c(P0) + cs.c(Q0)), cc = uc_b + a1_b * (v * cs.c(P0 + 1) + cs.c(Q0 + 1)) +
+                                                         a2_b * cv.c(W0 + 1);
+  double cp = a1_b * (v * cs.c(P0 + 2) + cs.c(Q0 + 2)), cd = a2_b * cv.c(W0), cu = a2_b * cv.c(W0 + 2);
+  u_a1s(0, 2) += a2_b * cv.c(EE);
+  // a0 (the 9-point mixed stencil)
+  const double t = a0_b * v;
+  if (t != 0.0) {
+    const double bm = cv.c(BV0), b0 = cv.c(BV0 + 1), bp = cv.c(BV0 + 2);
+    const double umd = u(-1, -1), umu = u(-1, 1), upd = u(1, -1), upu = u(1, 1);
+    const double rm = bm * umd + b0 * um + bp * umu;
+    const double rc = bm * ud + b0 * uc + bp * uu;
+    const double rp = bm * upd + b0 * up + bp * upu;
+    cs_a1s.c(MB0) += t * rm, cs_a1s.c(MB0 + 1) += t * rc, cs_a1s.c(MB0 + 2) += t * rp;
+    const double rm_b = t * cs.c(MB0), rc_b = t * cs.c(MB0 + 1), rp_b = t * cs.c(MB0 + 2);
+    u_a1s(-1, -1) += rm_b * bm, u_a1s(-1, 1) += rm_b * bp, u_a1s(1, -1) += rp_b * bm, u_a1s(1, 1) += rp_b * bp;
+    cm += rm_b * b0, cp += rp_b * b0, cc += rc_b * b0, cd += rc_b * bm, cu += rc_b * bp;
+  }
+  u_a1s(-1, 0) += cm, u_a1s(0, 0) += cc, u_a1s(1, 0) += cp, u_a1s(0, -1) += cd, u_a1s(0, 1) += cu;
+}
 
 struct PredArgs {
-  double dt, thdt, half_rd, e_old, e_new;
+  double dt, thdt, e_old, e_new;
 };
-struct Predictor {
+// The predictor with csA = cs(tau_{n-1}) and csB = cs(tau_n) (Predictor2), or one cs (Predictor1).
+inline void predictor(Acc<const double> u, Acc<const double> csA, Acc<const double> csB, Acc<const double> cv,
+                      Acc<double> r1, Acc<double> h, Acc<double> g, const PredArgs* p) {
+  const Apply o(u, csA, cv);
+  const double v = cv.c(VV);
+  const double b_old = p->e_old * (v * csA.c(N1) + csA.c(N2)), b_new = p->e_new * (v * csB.c(N1) + csB.c(N2));
+  const double F = o.a0 + o.a1h + b_old + o.a2;
+  const double uc = u(0, 0);
+  const bool dir = csB.c(DS) + cv.c(DV) > 0;
+  r1(0, 0) = dir ? csB.c(SS) * p->e_new : uc + p->dt * F - p->thdt * (o.a1h + b_old) + p->thdt * b_new;
+  h(0, 0) = uc + 0.5 * p->dt * F;
+  g(0, 0) = -p->thdt * o.a2;
+}
+template <bool Same>  // csA and csB are one dat
+inline void predictor_adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> csA, Acc<double> csA_a1s,
+                              Acc<const double> csB, Acc<double> csB_a1s, Acc<const double> cv, Acc<double> cv_a1s,
+                              double r1_a1s, double h_a1s, double g_a1s, const PredArgs* p) {
+  const double v = cv.c(VV);
+  const bool dir = csB.c(DS) + cv.c(DV) > 0;
+  const double r1b = dir ? 0.0 : r1_a1s;
+  const double Fb = p->dt * r1b + 0.5 * p->dt * h_a1s;
+  const double a1b = Fb - p->thdt * r1b, boldb = a1b, bnewb = p->thdt * r1b;
+  const double a2b = Fb - p->thdt * g_a1s;
+  if (Same) {
+    const double nb = p->e_old * boldb + p->e_new * bnewb;
+    csA_a1s.c(N1) += v * nb, csA_a1s.c(N2) += nb;
+  } else {
+    csA_a1s.c(N1) += p->e_old * v * boldb, csA_a1s.c(N2) += p->e_old * boldb;
+    csB_a1s.c(N1) += p->e_new * v * bnewb, csB_a1s.c(N2) += p->e_new * bnewb;
+  }
+  apply_adjoint(u, u_a1s, csA, csA_a1s, cv, cv_a1s, Fb, a1b, a2b, r1b + h_a1s);
+}
+struct Predictor1 {
+  static constexpr unsigned adjoint_reads = 0b111;  // u, cs, cv
+  void operator()(Acc<const double> u, Acc<const double> cs, Acc<const double> cv, Acc<double> r1, Acc<double> h,
+                  Acc<double> g, const PredArgs* p) const {
+    predictor(u, cs, cs, cv, r1, h, g, p);
+  }
+  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> cs, Acc<double> cs_a1s,
+               Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>, Acc<double> r1_a1s, Acc<const double>,
+               Acc<double> h_a1s, Acc<const double>, Acc<double> g_a1s, const PredArgs* p) const {
+    predictor_adjoint<true>(u, u_a1s, cs, cs_a1s, cs, cs_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
+  }
+};
+struct Predictor2 {
+  static constexpr unsigned adjoint_reads = 0b1111;  // u, csA, csB, cv
   void operator()(Acc<const double> u, Acc<const double> csA, Acc<const double> csB, Acc<const double> cv,
                   Acc<double> r1, Acc<double> h, Acc<double> g, const PredArgs* p) const {
-    const Apply o(u, csA, cv, p->half_rd);
-    const double v = cv.c(VV);
-    const double b_old = p->e_old * (v * csA.c(N1) + csA.c(N2)), b_new = p->e_new * (v * csB.c(N1) + csB.c(N2));
-    const double F = o.a0 + o.a1h + b_old + o.a2;
-    const double uc = u(0, 0);
-    const bool dir = csB.c(DS) + cv.c(DV) > 0;
-    r1(0, 0) = dir ? csB.c(SS) * p->e_new : uc + p->dt * F - p->thdt * (o.a1h + b_old) + p->thdt * b_new;
-    h(0, 0) = uc + 0.5 * p->dt * F;
-    g(0, 0) = -p->thdt * o.a2;
+    predictor(u, csA, csB, cv, r1, h, g, p);
+  }
+  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> csA, Acc<double> csA_a1s,
+               Acc<const double> csB, Acc<double> csB_a1s, Acc<const double> cv, Acc<double> cv_a1s,
+               Acc<const double>, Acc<double> r1_a1s, Acc<const double>, Acc<double> h_a1s, Acc<const double>,
+               Acc<double> g_a1s, const PredArgs* p) const {
+    predictor_adjoint<false>(u, u_a1s, csA, csA_a1s, csB, csB_a1s, cv, cv_a1s, r1_a1s(0, 0), h_a1s(0, 0), g_a1s(0, 0), p);
   }
 };
 
 struct MidArgs {
   double e_new;
 };
+// The v_1 row of Y + G, kept on a row dat (so that the elimination's adjoint reads only it).
+struct MidRow {
+  static constexpr unsigned adjoint_reads = 0;  // linear
+  void operator()(Acc<const double> y, Acc<const double> g, Acc<double> row) const { row(0, 0) = y(0, 1) + g(0, 1); }
+  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double>,
+               Acc<double> row_a1s) const {
+    y_a1s(0, 1) += row_a1s(0, 0), g_a1s(0, 1) += row_a1s(0, 0);
+  }
+};
+// R2 = Y + G; row v = 0: minus f (Y + G)(v_1), f = e / w_2(v_1) (the elimination of A2's e).
 struct Mid {
+  static constexpr unsigned adjoint_reads = 0b11100;  // cs, cv, row (not y, g: linear)
   void operator()(Acc<const double> y, Acc<const double> g, Acc<const double> cs, Acc<const double> cv,
-                  Acc<double> r2, const MidArgs* p) const {
+                  Acc<const double> row, Acc<double> r2, const MidArgs* p) const {
     const double e = cv.c(EE);
     const double f = e != 0.0 ? e / cv.c(W0 + 2, 0, 1) : 0.0;
     const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * (y(0, 1) + g(0, 1));
+    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * row(0, 0);
+  }
+  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double> cs,
+               Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double> row, Acc<double> row_a1s,
+               Acc<const double>, Acc<double> r2_a1s, const MidArgs*) const {
+    if (cs.c(DS) + cv.c(DV) > 0) return;
+    const double rb = r2_a1s(0, 0);
+    y_a1s(0, 0) += rb, g_a1s(0, 0) += rb;
+    const double e = cv.c(EE);
+    if (e == 0.0) return;
+    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
+    row_a1s(0, 0) -= f * rb;
+    const double f_b = -row(0, 0) * rb;
+    cv_a1s.c(EE) += f_b / w2;
+    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
   }
 };
 
 struct CorrArgs {
-  double half_dt, thdt, half_rd, e_new;
+  double half_dt, thdt, e_new;
 };
 struct Corrector {
+  static constexpr unsigned adjoint_reads = 0b1101;  // y2, cs, cv (not h: linear)
   void operator()(Acc<const double> y2, Acc<const double> h, Acc<const double> cs, Acc<const double> cv,
                   Acc<double> r1, Acc<double> g, const CorrArgs* p) const {
-    const Apply o(y2, cs, cv, p->half_rd);
+    const Apply o(y2, cs, cv);
     const double v = cv.c(VV);
     const double b_new = p->e_new * (v * cs.c(N1) + cs.c(N2));
     const double F = o.a0 + o.a1h + b_new + o.a2;
@@ -203,18 +404,29 @@ struct Corrector {
     r1(0, 0) = dir ? cs.c(SS) * p->e_new : h(0, 0) + p->half_dt * F - p->thdt * o.a1h;
     g(0, 0) = -p->thdt * o.a2;
   }
+  void adjoint(Acc<const double> y2, Acc<double> y2_a1s, Acc<const double>, Acc<double> h_a1s, Acc<const double> cs,
+               Acc<double> cs_a1s, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>, Acc<double> r1_a1s,
+               Acc<const double>, Acc<double> g_a1s, const CorrArgs* p) const {
+    const double v = cv.c(VV);
+    const bool dir = cs.c(DS) + cv.c(DV) > 0;
+    const double r1b = dir ? 0.0 : r1_a1s(0, 0);
+    h_a1s(0, 0) += r1b;
+    const double Fb = p->half_dt * r1b;
+    cs_a1s.c(N1) += p->e_new * v * Fb, cs_a1s.c(N2) += p->e_new * Fb;
+    apply_adjoint(y2, y2_a1s, cs, cs_a1s, cv, cv_a1s, Fb, Fb - p->thdt * r1b, Fb - p->thdt * g_a1s(0, 0), 0.0);
+  }
 };
 
-mesh::DatOptions opts(int dim, std::vector<int> axes) {
+mesh::DatOptions opts(int dim, std::vector<int> axes, bool active) {
   mesh::DatOptions o;
   o.dim = dim;
-  o.active = false;
+  o.active = active;
   o.axes = std::move(axes);
   return o;
 }
-mesh::DatOptions passive() {
+mesh::DatOptions full(bool active) {
   mesh::DatOptions o;
-  o.active = false;
+  o.active = active;
   return o;
 }
 
@@ -225,6 +437,10 @@ const mesh::Stencil& st10() {
 const mesh::Stencil& st_up() {
   static const mesh::Stencil s(2, {0, 0, 0, 1}, "cde_up");
   return s;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void require(bool ok, const std::string& what) {
@@ -262,29 +478,42 @@ void check_leverage(const Leverage& lev) {
 struct CdeSolver::Impl {
   CdeConfig cfg;
   Executor& ex;
+  bool adj;  // active dats, recorded coefficient loops
   int ns, nv, nt = 1;
   std::vector<double> sx, vy;
   std::vector<std::vector<double>> lev_s;  // per leverage time node: L on the s grid
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
+  Dat<double> row;  // (R1 + G)(s, v_1), for the v = 0 elimination
   Dat<double> m1a, m1b, m1c, m2a, m2b, m2c;
+  // Adjoint mode with damping: the damping steps' matrices (theta = 1), built with the others
+  // before the first step mark, so that no step writes data a later step reads.
+  std::unique_ptr<Dat<double>> d1a, d1b, d1c, d2a, d2b, d2c;
+  mesh::Scalar<double> kappa, theta, sigma, rho, rd;
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
   Impl(Executor& e, const CdeConfig& c)
-      : cfg(c), ex(e), ns(c.ns), nv(c.nv), nt(c.leverage ? static_cast<int>(c.leverage->t.size()) : 1),
+      : cfg(c), ex(e), adj(c.adjoint), ns(c.ns), nv(c.nv), nt(c.leverage ? static_cast<int>(c.leverage->t.size()) : 1),
         block(e, "cde", {c.ns, c.nv}, pick_tiles(e, c.nv, c.tiles)),
-        sgrid(block, "cde_s", Halo({1, 0, 0}, {1, 0, 0}), opts(1, {0})),
-        vgrid(block, "cde_v", Halo({0, 1, 0}, {0, 2, 0}), opts(1, {1})),
-        lev(block, "cde_leverage", Halo{}, opts(nt, {0})), csA(block, "cde_cs_old", Halo{}, opts(NCS, {0})),
-        csB(block, "cde_cs_new", Halo{}, opts(NCS, {0})), cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1})),
-        U(block, "cde_u", state_halo(), passive()), R1(block, "cde_r1", state_halo(), passive()),
-        R2(block, "cde_r2", state_halo(), passive()), G(block, "cde_g", state_halo(), passive()),
-        H(block, "cde_h", Halo{}, passive()), m1a(block, "cde_m1a", Halo{}, passive()),
-        m1b(block, "cde_m1b", Halo{}, passive()), m1c(block, "cde_m1c", Halo{}, passive()),
-        m2a(block, "cde_m2a", Halo{}, passive()), m2b(block, "cde_m2b", Halo{}, passive()),
-        m2c(block, "cde_m2c", Halo{}, passive()) {
+        sgrid(block, "cde_s", Halo({1, 0, 0}, {1, 0, 0}), opts(1, {0}, false)),
+        vgrid(block, "cde_v", Halo({0, 1, 0}, {0, 2, 0}), opts(1, {1}, false)),
+        lev(block, "cde_leverage", Halo{}, opts(nt, {0}, adj)), csA(block, "cde_cs_old", Halo{}, opts(NCS, {0}, adj)),
+        csB(block, "cde_cs_new", Halo{}, opts(NCS, {0}, adj)),
+        cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
+        U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
+        R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
+        H(block, "cde_h", Halo{}, full(adj)), row(block, "cde_row", Halo{}, opts(1, {0}, adj)), m1a(block, "cde_m1a", Halo{}, full(adj)),
+        m1b(block, "cde_m1b", Halo{}, full(adj)), m1c(block, "cde_m1c", Halo{}, full(adj)),
+        m2a(block, "cde_m2a", Halo{}, full(adj)), m2b(block, "cde_m2b", Halo{}, full(adj)),
+        m2c(block, "cde_m2c", Halo{}, full(adj)), kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
+        sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
+    if (adj && cfg.damping > 0) {
+      auto mk = [&](const char* n) { return std::make_unique<Dat<double>>(block, n, Halo{}, full(true)); };
+      d1a = mk("cde_d1a"), d1b = mk("cde_d1b"), d1c = mk("cde_d1c");
+      d2a = mk("cde_d2a"), d2b = mk("cde_d2b"), d2c = mk("cde_d2c");
+    }
     // Grids.
     const HestonParams& p = cfg.p;
     const double K = p.K, cc = K / 5, smax = cfg.smax_factor * K, vmax = cfg.vmax, dd = vmax / 500;
@@ -306,31 +535,43 @@ struct CdeSolver::Impl {
     lev_s.assign(nt, std::vector<double>(ns, 1.0));
     if (cfg.leverage) {
       const Leverage& L = *cfg.leverage;
-      const int ms = static_cast<int>(L.s.size());
       for (int k = 0; k < nt; ++k)
         for (int i = 0; i < ns; ++i) {
-          const double s = sx[i];
-          const double* row = &L.L[static_cast<std::size_t>(k) * ms];
-          if (s <= L.s.front()) lev_s[k][i] = row[0];
-          else if (s >= L.s.back()) lev_s[k][i] = row[ms - 1];
-          else {
-            const int m = static_cast<int>(std::upper_bound(L.s.begin(), L.s.end(), s) - L.s.begin()) - 1;
-            const double w = (s - L.s[m]) / (L.s[m + 1] - L.s[m]);
-            lev_s[k][i] = (1 - w) * row[m] + w * row[m + 1];
-          }
+          const auto [m, w] = lev_weight(sx[i]);
+          const double* row = &L.L[static_cast<std::size_t>(k) * L.s.size()];
+          lev_s[k][i] = w == 0.0 ? row[m] : (1 - w) * row[m] + w * row[m + 1];
         }
     }
     lev.set_components([&](int i, int, int, int c) { return lev_s[c][std::clamp(i, 0, ns - 1)]; });
-    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H}) d->set([](int, int, int) { return 0.0; });
-    par_loop_passive("cde_coef_v", block, mesh::Range{0, 1, 0, nv},
-                     CoefV{}, mesh::arg_dat(vgrid, mesh::Stencil(2, {0, 0, 0, -1, 0, 1, 0, 2}, "v3"), mesh::READ),
-                     mesh::arg_dat(cv, mesh::WRITE), mesh::arg_gbl(CoefVArgs{p.kappa, p.theta, 0.5 * p.sigma * p.sigma, nv}),
-                     mesh::arg_idx());
+    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H, &row}) d->set([](int, int, int) { return 0.0; });
+  }
+
+  // Spot s on the leverage s nodes: node m and weight w of node m + 1 (w = 0 outside the nodes).
+  std::pair<int, double> lev_weight(double s) const {
+    const auto& S = cfg.leverage->s;
+    const int ms = static_cast<int>(S.size());
+    if (s <= S.front()) return {0, 0.0};
+    if (s >= S.back()) return {ms - 1, 0.0};
+    const int m = static_cast<int>(std::upper_bound(S.begin(), S.end(), s) - S.begin()) - 1;
+    return {m, (s - S[m]) / (S[m + 1] - S[m])};
+  }
+
+  // Coefficient loops: recorded in adjoint mode (they carry the parameters' adjoints).
+  template <class K, class... A>
+  void coef_loop(const std::string& name, const mesh::Range& r, const K& k, const A&... a) {
+    if (adj) mesh::par_loop(name, block, r, k, a...);
+    else mesh::par_loop_passive(name, block, r, k, a...);
+  }
+  void coef_v() {
+    coef_loop("cde_coef_v", mesh::Range{0, 1, 0, nv}, CoefV{},
+              mesh::arg_dat(vgrid, mesh::Stencil(2, {0, 0, 0, -1, 0, 1, 0, 2}, "v3"), mesh::READ),
+              mesh::arg_dat(cv, mesh::WRITE), mesh::arg_scalar(kappa), mesh::arg_scalar(theta), mesh::arg_scalar(sigma),
+              mesh::arg_scalar(rd), mesh::arg_gbl(CoefVArgs{nv}), mesh::arg_idx());
   }
 
   // Leverage interpolation weights at calendar time t.
   CoefSArgs coef_args(double t) const {
-    CoefSArgs a{cfg.p.rho * cfg.p.sigma, cfg.p.rd - cfg.p.rf, 0.0, 0, 0, ns};
+    CoefSArgs a{cfg.p.rf, 0.0, 0, 0, ns};
     if (cfg.leverage) {
       const auto& T = cfg.leverage->t;
       if (t <= T.front()) a.k0 = a.k1 = 0;
@@ -343,24 +584,27 @@ struct CdeSolver::Impl {
     return a;
   }
   void coef_s(Dat<double>& cs, double tau) {
-    par_loop_passive("cde_coef_s", block, mesh::Range{0, ns, 0, 1}, CoefS{},
-                     mesh::arg_dat(sgrid, mesh::Stencil(2, {0, 0, -1, 0, 1, 0}, "s3"), mesh::READ),
-                     mesh::arg_dat(lev, mesh::READ), mesh::arg_dat(cs, mesh::WRITE),
-                     mesh::arg_gbl(coef_args(cfg.p.T - tau)), mesh::arg_idx());
+    coef_loop("cde_coef_s", mesh::Range{0, ns, 0, 1}, CoefS{},
+              mesh::arg_dat(sgrid, mesh::Stencil(2, {0, 0, -1, 0, 1, 0}, "s3"), mesh::READ),
+              mesh::arg_dat(lev, mesh::READ), mesh::arg_dat(cs, mesh::WRITE), mesh::arg_scalar(rho),
+              mesh::arg_scalar(sigma), mesh::arg_scalar(rd), mesh::arg_gbl(coef_args(cfg.p.T - tau)), mesh::arg_idx());
   }
-  void mat1(Dat<double>& cs, double thdt) {
+  void mat1(Dat<double>& cs, double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
     par_loop("cde_mat1", block, block.interior(), Mat1{}, mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-             mesh::arg_dat(m1a, mesh::WRITE), mesh::arg_dat(m1b, mesh::WRITE), mesh::arg_dat(m1c, mesh::WRITE),
-             mesh::arg_gbl(MatArgs{thdt, 0.5 * cfg.p.rd}));
+             mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE), mesh::arg_dat(c, mesh::WRITE),
+             mesh::arg_gbl(MatArgs{thdt}));
   }
-  void mat2(double thdt) {
+  void mat2(double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
     par_loop("cde_mat2", block, block.interior(), Mat2{}, mesh::arg_dat(csB, mesh::READ),
-             mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(m2a, mesh::WRITE), mesh::arg_dat(m2b, mesh::WRITE),
-             mesh::arg_dat(m2c, mesh::WRITE), mesh::arg_gbl(MatArgs{thdt, 0.5 * cfg.p.rd}));
+             mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE),
+             mesh::arg_dat(c, mesh::WRITE), mesh::arg_gbl(MatArgs{thdt}));
   }
   void mid(double e_new) {
-    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, st_up(), mesh::READ),
-             mesh::arg_dat(G, st_up(), mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ),
+    static const mesh::Stencil row1(2, {0, 1}, "cde_row1");
+    par_loop("cde_mid_row", block, mesh::Range{0, ns, 0, 1}, MidRow{}, mesh::arg_dat(R1, row1, mesh::READ),
+             mesh::arg_dat(G, row1, mesh::READ), mesh::arg_dat(row, mesh::WRITE));
+    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ),
+             mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(row, mesh::READ),
              mesh::arg_dat(R2, mesh::WRITE), mesh::arg_gbl(MidArgs{e_new}));
   }
 
@@ -383,8 +627,17 @@ struct CdeSolver::Impl {
       return j == nv - 1 ? sx[i] : u0[i];
     });
     const bool varying = static_cast<bool>(cfg.leverage);
+    coef_v();
     coef_s(csB, 0.0);
-    double built = -1;  // th dt of the matrices built
+    double built = -1;  // th dt of the matrices m1, m2 built (primal mode: rebuilt when it changes)
+    if (adj) {  // every matrix before the first mark (m1 per step when the leverage varies)
+      if (!varying) mat1(csB, th * dt, m1a, m1b, m1c);
+      mat2(th * dt, m2a, m2b, m2c);
+      if (cfg.damping > 0) {
+        if (!varying) mat1(csB, dt, *d1a, *d1b, *d1c);
+        mat2(dt, *d2a, *d2b, *d2c);
+      }
+    }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
       const bool damp = n <= cfg.damping;
@@ -394,31 +647,102 @@ struct CdeSolver::Impl {
         coef_s(csA, t_old);
         coef_s(csB, t_new);
       }
-      Dat<double>& cs_old = varying ? csA : csB;
-      if (varying || built != thdt) mat1(csB, thdt);
-      if (built != thdt) mat2(thdt);
-      built = thdt;
-      par_loop("cde_predictor", block, block.interior(), Predictor{}, mesh::arg_dat(U, st10(), mesh::READ),
-               mesh::arg_dat(cs_old, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-               mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
-               mesh::arg_gbl(PredArgs{dt, thdt, 0.5 * p.rd, e_old, e_new}));
-      tridiag_solve("cde_solve_s", 0, m1a, m1b, m1c, R1, R1);
+      const bool own = adj && damp;  // the damping matrices of adjoint mode
+      Dat<double>& A1a = own && !varying ? *d1a : m1a;
+      Dat<double>& A1b = own && !varying ? *d1b : m1b;
+      Dat<double>& A1c = own && !varying ? *d1c : m1c;
+      Dat<double>& A2a = own ? *d2a : m2a;
+      Dat<double>& A2b = own ? *d2b : m2b;
+      Dat<double>& A2c = own ? *d2c : m2c;
+      if (adj) {
+        if (varying) mat1(csB, thdt, m1a, m1b, m1c);
+      } else {
+        if (varying || built != thdt) mat1(csB, thdt, m1a, m1b, m1c);
+        if (built != thdt) mat2(thdt, m2a, m2b, m2c);
+        built = thdt;
+      }
+      const PredArgs pa{dt, thdt, e_old, e_new};
+      if (varying)
+        par_loop("cde_predictor", block, block.interior(), Predictor2{}, mesh::arg_dat(U, st10(), mesh::READ),
+                 mesh::arg_dat(csA, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
+                 mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
+                 mesh::arg_gbl(pa));
+      else
+        par_loop("cde_predictor", block, block.interior(), Predictor1{}, mesh::arg_dat(U, st10(), mesh::READ),
+                 mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
+                 mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE), mesh::arg_gbl(pa));
+      tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
       mid(e_new);
       if (damp) {
-        tridiag_solve("cde_solve_v", 1, m2a, m2b, m2c, R2, U);
+        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
       } else {
-        tridiag_solve("cde_solve_v", 1, m2a, m2b, m2c, R2, R2);
+        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, R2);
         par_loop("cde_corrector", block, block.interior(), Corrector{}, mesh::arg_dat(R2, st10(), mesh::READ),
                  mesh::arg_dat(H, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
                  mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
-                 mesh::arg_gbl(CorrArgs{0.5 * dt, thdt, 0.5 * p.rd, e_new}));
-        tridiag_solve("cde_solve_s", 0, m1a, m1b, m1c, R1, R1);
+                 mesh::arg_gbl(CorrArgs{0.5 * dt, thdt, e_new}));
+        tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
         mid(e_new);
-        tridiag_solve("cde_solve_v", 1, m2a, m2b, m2c, R2, U);
+        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
       }
       if (marks) tape->step();
     }
     ex.wait_all();
+  }
+
+  Greeks greeks(const Checkpointing& ck) {
+    require(adj, "greeks() needs CdeConfig::adjoint");
+    const HestonParams& p = cfg.p;
+    Greeks gr;
+    Tape tape("cde");
+    tape.set_checkpointing(ck);
+    auto t0 = std::chrono::steady_clock::now();
+    tape.start();
+    run(&tape);
+    tape.stop();
+    const std::vector<double> u = solution();
+    gr.forward_s = seconds_since(t0);
+    // The interpolant and its derivatives in s0, v0.
+    int i0, j0;
+    double wx[4], dwx[4], d2wx[4], wy[4], dwy[4], d2wy[4];
+    interp_weights(sx, p.s0, &i0, wx, dwx, d2wx);
+    interp_weights(vy, p.v0, &j0, wy, dwy, d2wy);
+    gr.price = interp_bicubic(sx, vy, u, p.s0, p.v0);
+    for (int b = 0; b < 4; ++b)
+      for (int a = 0; a < 4; ++a) {
+        const double f = u[(i0 + a) + static_cast<std::size_t>(ns) * (j0 + b)];
+        gr.delta += dwx[a] * wy[b] * f;
+        gr.gamma += d2wx[a] * wy[b] * f;
+        gr.v0 += wx[a] * dwy[b] * f;
+      }
+    gr.vega = 2.0 * std::sqrt(p.v0) * gr.v0;
+    t0 = std::chrono::steady_clock::now();
+    tape.seed(U, [&](int i, int j, int, int) {
+      const int a = i - i0, b = j - j0;
+      return a >= 0 && a < 4 && b >= 0 && b < 4 ? wx[a] * wy[b] : 0.0;
+    });
+    tape.reverse();
+    ex.wait_all();
+    gr.kappa = kappa.adjoint(), gr.theta = theta.adjoint(), gr.sigma = sigma.adjoint();
+    gr.rho = rho.adjoint(), gr.rd = rd.adjoint();
+    if (cfg.leverage) {
+      const auto la = lev.adjoint();
+      const std::size_t ms = cfg.leverage->s.size();
+      gr.leverage.assign(static_cast<std::size_t>(nt) * ms, 0.0);
+      for (int k = 0; k < nt; ++k)
+        for (int i = 0; i < ns; ++i) {
+          const auto [m, w] = lev_weight(sx[i]);
+          const double b = la(i, 0, 0, k);
+          gr.leverage[k * ms + m] += (1 - w) * b;
+          if (w != 0.0) gr.leverage[k * ms + m + 1] += w * b;
+        }
+    }
+    gr.reverse_s = seconds_since(t0);
+    gr.steps = tape.steps();
+    gr.recomputed_steps = tape.recomputed_steps();
+    gr.peak_bytes = tape.peak_bytes();
+    gr.snapshots = static_cast<std::size_t>(std::max(0, tape.snapshots_held()));
+    return gr;
   }
 
   std::vector<double> solution() {
@@ -457,10 +781,42 @@ CdeSolver::CdeSolver(Executor& ex, const CdeConfig& cfg) {
 CdeSolver::~CdeSolver() = default;
 void CdeSolver::run(Tape* tape) { m_->run(tape); }
 std::vector<double> CdeSolver::solution() { return m_->solution(); }
+Greeks CdeSolver::greeks(const Checkpointing& ck) { return m_->greeks(ck); }
 double CdeSolver::price() { return interp_bicubic(m_->sx, m_->vy, m_->solution(), m_->cfg.p.s0, m_->cfg.p.v0); }
 const std::vector<double>& CdeSolver::s() const { return m_->sx; }
 const std::vector<double>& CdeSolver::v() const { return m_->vy; }
 int CdeSolver::tiles() const { return m_->block.tiles(); }
+
+void interp_weights(const std::vector<double>& g, double z, int* i0, double w[4], double dw[4], double d2w[4]) {
+  const int n = static_cast<int>(g.size());
+  const int i = static_cast<int>(std::upper_bound(g.begin(), g.end(), z) - g.begin()) - 1;
+  const int s = std::clamp(i - 1, 0, n - 4);
+  *i0 = s;
+  // l_a(z) = prod_{b != a} (z - g_b) / (g_a - g_b); derivatives by the product rule.
+  for (int a = 0; a < 4; ++a) {
+    double den = 1, t[4];
+    for (int b = 0; b < 4; ++b) {
+      t[b] = z - g[s + b];
+      if (b != a) den *= g[s + a] - g[s + b];
+    }
+    double l = 1, d1 = 0, d2 = 0;
+    for (int b = 0; b < 4; ++b) {
+      if (b == a) continue;
+      l *= t[b];
+      double p1 = 1;
+      for (int c = 0; c < 4; ++c) {
+        if (c == a || c == b) continue;
+        p1 *= t[c];
+        double p2 = 1;
+        for (int d = 0; d < 4; ++d)
+          if (d != a && d != b && d != c) p2 *= t[d];
+        d2 += p2;
+      }
+      d1 += p1;
+    }
+    w[a] = l / den, dw[a] = d1 / den, d2w[a] = d2 / den;
+  }
+}
 
 double interp_bicubic(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& f,
                       double x0, double y0) {

@@ -20,7 +20,19 @@
 //  * Time: `damping` Douglas steps (theta = 1) then `steps` Hundsdorfer-Verwer steps with
 //    theta = 1/2 + sqrt(3)/6, all of size T / (steps + damping) (as QuantLib's dampingSteps);
 //    F0 explicit, F1 and F2 implicit. With a tape recording, Tape::step({u}) marks every step
-//    boundary (steps + damping + 1 marks). The model's dats are passive (no adjoint yet).
+//    boundary (steps + damping + 1 marks). The model's dats are passive unless cfg.adjoint.
+//  * r_d enters the drift (r_d - r_f) s u_s (the Neumann inhomogeneity at S_max included) and the
+//    reaction -r_d u, split as -r_d/2 into A1's and A2's diagonals; the boundary values
+//    (s e^{-r_f tau}, slope e^{-r_f tau}) do not depend on it.
+//  * Greeks (cfg.adjoint: every model dat active, the coefficient loops recorded with kappa,
+//    theta, sigma, rho, r_d as active Scalars and the leverage-on-grid dat active): greeks()
+//    runs the model once on a tape (each step marked; Checkpointing save-all or Revolve), seeds
+//    u(T) with the interpolation weights of price() and reverses once, giving d price / d
+//    (kappa, theta, sigma, rho, r_d) and / d L(t_k, s_m) (the leverage nodes, through the linear
+//    maps onto the grid). delta, gamma and d price / d v0 are derivatives of the interpolant
+//    price() in s0 and v0 (the grid depends on K only, so u(T) depends on neither); vega =
+//    d price / d sqrt(v0) = 2 sqrt(v0) d price / d v0. Each is the exact derivative of the
+//    discrete model's price (up to round-off).
 //  * Payoff: max(s - K, 0) at the nodes, except (smooth_payoff) the node whose cell
 //    [(s_{i-1}+s_i)/2, (s_i+s_{i+1})/2] holds K, which takes the payoff's cell average.
 //  * Leverage (optional): L(t_k, s_m) on nodes (t increasing calendar times, s increasing spots),
@@ -32,6 +44,7 @@
 //    steps >= 1, damping >= 0, s0 in (0, S_max), v0 in [0, V_max]; leverage nodes >= 1 x 1,
 //    finite, >= 0, axes strictly increasing, values a full t x s table.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -51,8 +64,19 @@ struct CdeConfig {
   int ns = 200, nv = 100, steps = 100, damping = 0;
   double smax_factor = 8.0, vmax = 5.0;
   bool smooth_payoff = true;
-  int tiles = 0;  // block tiles along v; 0: 1 on a one-worker executor, else 2 per worker (<= nv / 4)  // cell average of the payoff at the node whose cell holds K
+  int tiles = 0;  // block tiles along v; 0: 1 on a one-worker executor, else 2 per worker (<= nv / 4)
   std::shared_ptr<const Leverage> leverage;  // null: L = 1
+  bool adjoint = false;  // active dats and recorded coefficient loops (for greeks())
+};
+
+struct Greeks {
+  double price = 0;
+  double delta = 0, gamma = 0, v0 = 0, vega = 0;  // of the interpolant (s0, v0)
+  double kappa = 0, theta = 0, sigma = 0, rho = 0, rd = 0;
+  std::vector<double> leverage;  // d price / d L(t_k, s_m) at k * s.size() + m (empty: no leverage)
+  double forward_s = 0, reverse_s = 0;  // the taped run; the reverse sweep (seed to gradients)
+  std::int64_t steps = 0, recomputed_steps = 0;
+  std::size_t peak_bytes = 0, snapshots = 0;  // tape peak (checkpoints, pools, snapshots); snapshots held
 };
 
 // Checks a leverage table (Error naming what is wrong).
@@ -67,6 +91,8 @@ class CdeSolver {
   // Sets the payoff and runs every step (submits; waits at the end). tape: step marks if recording.
   void run(Tape* tape = nullptr);
   double price();                        // after run()
+  // cfg.adjoint only (Error otherwise): one taped run and one reverse sweep (contract above).
+  Greeks greeks(const Checkpointing& ck = Checkpointing::save_all());
   std::vector<double> solution();        // u(T) at node (i, j), index i + ns j
   const std::vector<double>& s() const;  // grids
   const std::vector<double>& v() const;
@@ -80,5 +106,8 @@ class CdeSolver {
 // Cubic Lagrange interpolation of nodal values f (index i + nx j) on grids x, y at (x0, y0).
 double interp_bicubic(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& f,
                       double x0, double y0);
+// The 4 cubic Lagrange weights of interp_bicubic along grid g at z (first node *i0) and their
+// first and second derivatives in z.
+void interp_weights(const std::vector<double>& g, double z, int* i0, double w[4], double dw[4], double d2w[4]);
 
 }  // namespace stardiff::cde

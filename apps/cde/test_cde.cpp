@@ -4,16 +4,23 @@
 // Foulon cases A-D; B and D with r_f > 0) on the coarsest grid tried that meets it (300 x 150,
 // 60 steps), with damping steps too; spatial order ~2 on three grids; constant leverage c
 // equals Heston with (c^2 v0, c^2 theta, c sigma); a unit leverage file is bitwise the plain
-// model; step marks on a tape; bad input and leverage files raise Error.
+// model; step marks on a tape; bad input and leverage files raise Error. Adjoint Greeks (40 x 20
+// nodes, 20 steps, damping, r_f > 0): every Greek against Richardson-extrapolated central
+// differences of the same discrete model to 1e-6 relative, a Taylor test of the parameter
+// gradient, the leverage gradient against central differences at nodes, Revolve bitwise equal to
+// save-all, the adjoint solver's price bitwise the primal's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "cde_solver.hpp"
 #include "heston_analytic.hpp"
 #include "leverage_csv.hpp"
+#include "stardiff/adjoint/gradient_check.hpp"
 #include "stardiff/adjoint/tape.hpp"
 #include "stardiff/runtime/error.hpp"
 #include "stardiff/runtime/executor.hpp"
@@ -103,6 +110,134 @@ TEST(Cde, StepMarks) {
   EXPECT_TRUE(std::isfinite(s.price()));
 }
 
+// Small adjoint contract: 40 x 20 nodes, 18 HV + 2 damping steps, r_f > 0, s0 and v0 off the nodes.
+CdeConfig small(std::shared_ptr<const Leverage> lev = nullptr) {
+  HestonParams p = kCaseA;
+  p.rf = 0.01, p.s0 = 97.0, p.v0 = 0.05;
+  CdeConfig c = config(p, 40, 20, 18, 2);
+  c.leverage = std::move(lev);
+  return c;
+}
+Greeks greeks(CdeConfig c, const Checkpointing& ck = Checkpointing::save_all(), double* primal = nullptr) {
+  SequentialExecutor ex;
+  if (primal) *primal = solve(c);
+  c.adjoint = true;
+  CdeSolver s(ex, c);
+  return s.greeks(ck);
+}
+// Richardson extrapolation of central differences with steps h and h/2 (error O(h^4)).
+double richardson(const std::function<double(double)>& f, double h) {
+  const double d1 = (f(h) - f(-h)) / (2 * h), d2 = (f(h / 2) - f(-h / 2)) / h;
+  return (4 * d2 - d1) / 3;
+}
+std::shared_ptr<Leverage> skew() {
+  return std::make_shared<Leverage>(read_leverage_csv(STARDIFF_CDE_TESTDATA "/leverage_skew.csv"));
+}
+
+TEST(CdeGreeks, MatchCentralDifferences) {
+  double primal = 0;
+  const CdeConfig c0 = small();
+  const Greeks g = greeks(c0, Checkpointing::save_all(), &primal);
+  EXPECT_EQ(g.price, primal);  // the adjoint solver runs the same arithmetic
+  struct P {
+    const char* name;
+    double HestonParams::*field;
+    double grad;
+  } ps[] = {{"kappa", &HestonParams::kappa, g.kappa}, {"theta", &HestonParams::theta, g.theta},
+            {"sigma", &HestonParams::sigma, g.sigma}, {"rho", &HestonParams::rho, g.rho},
+            {"rd", &HestonParams::rd, g.rd}};
+  for (const P& q : ps) {
+    const double x = c0.p.*q.field, h = 1e-3 * std::abs(x);
+    const double fd = richardson([&](double d) {
+      CdeConfig c = c0;
+      c.p.*q.field = x + d;
+      return solve(c);
+    }, h);
+    EXPECT_NEAR(q.grad, fd, 1e-6 * std::abs(fd)) << q.name;
+  }
+  // delta, gamma, d/d v0: the interpolant of the same u(T) (bumps keep the 4 x 4 window).
+  std::vector<double> u;
+  SequentialExecutor ex;
+  CdeSolver s(ex, c0);
+  s.run();
+  u = s.solution();
+  auto at = [&](double ds, double dv) { return interp_bicubic(s.s(), s.v(), u, c0.p.s0 + ds, c0.p.v0 + dv); };
+  const double delta = richardson([&](double d) { return at(d, 0); }, 1e-2);
+  const double gamma = (at(1e-2, 0) - 2 * at(0, 0) + at(-1e-2, 0)) / 1e-4;
+  const double dv0 = richardson([&](double d) { return at(0, d); }, 1e-4);
+  EXPECT_NEAR(g.delta, delta, 1e-6 * std::abs(delta));
+  EXPECT_NEAR(g.gamma, gamma, 1e-6 * std::abs(gamma));
+  EXPECT_NEAR(g.v0, dv0, 1e-6 * std::abs(dv0));
+  EXPECT_NEAR(g.vega, 2 * std::sqrt(c0.p.v0) * dv0, 1e-6 * std::abs(g.vega));
+  // Sanity: a call's delta in (0, 1), gamma > 0, vega > 0, rho (r_d) > 0.
+  EXPECT_GT(g.delta, 0);
+  EXPECT_LT(g.delta, 1);
+  EXPECT_GT(g.gamma, 0);
+  EXPECT_GT(g.v0, 0);
+  EXPECT_GT(g.rd, 0);
+}
+
+TEST(CdeGreeks, TaylorTest) {
+  const CdeConfig c0 = small();
+  const Greeks g = greeks(c0);
+  const double dir[5] = {0.3, 0.01, 0.05, 0.1, 0.005};  // kappa, theta, sigma, rho, rd
+  const double dJ = g.kappa * dir[0] + g.theta * dir[1] + g.sigma * dir[2] + g.rho * dir[3] + g.rd * dir[4];
+  const TaylorTest t = check_gradient([&](double h) {
+    CdeConfig c = c0;
+    c.p.kappa += h * dir[0], c.p.theta += h * dir[1], c.p.sigma += h * dir[2], c.p.rho += h * dir[3];
+    c.p.rd += h * dir[4];
+    return solve(c);
+  }, dJ, {0.4, 0.2, 0.1, 0.05});
+  EXPECT_TRUE(t.passed) << t.report();
+  EXPECT_FALSE(t.roundoff_only) << t.report();
+}
+
+TEST(CdeGreeks, LeverageGradient) {
+  const auto lev = skew();
+  const CdeConfig c0 = small(lev);
+  double primal = 0;
+  const Greeks g = greeks(c0, Checkpointing::save_all(), &primal);
+  EXPECT_EQ(g.price, primal);
+  ASSERT_EQ(g.leverage.size(), lev->L.size());
+  // Parameters with leverage too, and every leverage node with a visible gradient.
+  const double fdk = richardson([&](double d) {
+    CdeConfig c = c0;
+    c.p.rho += d;
+    return solve(c);
+  }, 1e-3);
+  EXPECT_NEAR(g.rho, fdk, 1e-6 * std::abs(fdk));
+  double big = 0;
+  for (double x : g.leverage) big = std::max(big, std::abs(x));
+  ASSERT_GT(big, 0);
+  int checked = 0;
+  for (std::size_t q : {std::size_t{2}, std::size_t{6}, std::size_t{7}, std::size_t{13}, std::size_t{14}}) {
+    const double fd = richardson([&](double d) {
+      auto l = std::make_shared<Leverage>(*lev);
+      l->L[q] += d;
+      CdeConfig c = c0;
+      c.leverage = l;
+      return solve(c);
+    }, 1e-3);
+    EXPECT_NEAR(g.leverage[q], fd, 1e-6 * std::max(std::abs(fd), 1e-3 * big)) << "node " << q;
+    checked += std::abs(fd) > 1e-3 * big;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+TEST(CdeGreeks, RevolveBitwiseSaveAll) {
+  for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
+    const CdeConfig c = small(lev);
+    const Greeks a = greeks(c), r = greeks(c, Checkpointing::revolve(20, 3));
+    EXPECT_EQ(a.recomputed_steps, 0);
+    EXPECT_GT(r.recomputed_steps, 20);
+    EXPECT_LT(r.peak_bytes, a.peak_bytes);
+    for (auto f : {&Greeks::price, &Greeks::delta, &Greeks::gamma, &Greeks::v0, &Greeks::kappa, &Greeks::theta,
+                   &Greeks::sigma, &Greeks::rho, &Greeks::rd})
+      EXPECT_EQ(a.*f, r.*f);
+    EXPECT_EQ(a.leverage, r.leverage);
+  }
+}
+
 TEST(Cde, BadInput) {
   SequentialExecutor ex;
   auto bad = [&](auto f) {
@@ -131,6 +266,8 @@ TEST(Cde, BadInput) {
   l.s = {100};
   l.L = {1};
   EXPECT_THROW(check_leverage(l), Error);  // missing node
+  CdeSolver primal(ex, config(kCaseA, 20, 10, 5));
+  EXPECT_THROW(primal.greeks(), Error);  // not built with CdeConfig::adjoint
 }
 
 }  // namespace

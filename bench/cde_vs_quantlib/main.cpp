@@ -5,18 +5,27 @@
 // sigma = 0.3, rho = -0.9, r_d = 0.025, r_f = 0), errors against AnalyticHestonEngine.
 //
 // Usage: cde_vs_quantlib [--grids NS,NV,STEPS;...] [--repeats R] [--executor starpu|sequential]
-//          [--accuracy] [--target REL]
+//          [--accuracy] [--target REL] [--adjoint]
 // Per grid, R interleaved repeats (stardiff, then QuantLib), each timed from building the solver
 // (engine) to the price; prints medians and ranges, one line per grid:
 //   cde_vs_quantlib ns= nv= steps= stardiff_s= quantlib_s= stardiff_err= quantlib_err= ratio=
 // (errors relative to the analytic price, ratio = QuantLib's median time / stardiff's).
 // --accuracy: for each code, the fastest of its candidate grids whose relative error is at most
-// REL (default 1e-4), one line `cde_time_to_target ...`. Exit 2 on bad arguments.
+// REL (default 1e-4), one line `cde_time_to_target ...`.
+// --adjoint: per grid, R interleaved repeats of the primal run (as above) and of the Greeks
+// (CdeSolver::greeks, save-all: the taped run and one reverse sweep giving every Greek), one line
+//   cde_adjoint_factor ns= nv= steps= primal_s= forward_tape_s= reverse_s= adjoint_factor= peak_bytes=
+//   adjoint_factor_cpu=
+// (medians; adjoint_factor = (taped run + reverse sweep) / primal, wall clock; target <= 3;
+// adjoint_factor_cpu: the same ratio of process CPU time (solver construction included on both
+// sides), steadier than wall clock on a shared machine with the sequential executor). Exit 2 on
+// bad arguments.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +68,12 @@ bool parse_grids(const char* s, std::vector<Grid>& out) {
   return !out.empty();
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 struct Run {
   double seconds, price;
 };
@@ -83,7 +98,7 @@ Run run_quantlib(const HestonParams& p, const Grid& g) {
 int main(int argc, char** argv) {
   std::vector<Grid> grids = {{200, 100, 100}, {400, 200, 100}, {1024, 1024, 100}};
   int repeats = 3;
-  bool accuracy = false;
+  bool accuracy = false, adjoint = false;
   double target = 1e-4;
   std::string executor = "starpu";
   for (int a = 1; a < argc; ++a) {
@@ -100,10 +115,12 @@ int main(int argc, char** argv) {
       ++a;
     } else if (arg == "--accuracy") {
       accuracy = true;
+    } else if (arg == "--adjoint") {
+      adjoint = true;
     } else {
       std::fprintf(stderr,
                    "cde_vs_quantlib: bad argument '%s'\nusage: cde_vs_quantlib [--grids NS,NV,STEPS;...] "
-                   "[--repeats R] [--executor starpu|sequential] [--accuracy] [--target REL]\n",
+                   "[--repeats R] [--executor starpu|sequential] [--accuracy] [--target REL] [--adjoint]\n",
                    arg.c_str());
       return 2;
     }
@@ -117,6 +134,32 @@ int main(int argc, char** argv) {
     std::printf("# case A, analytic (QuantLib AnalyticHestonEngine) %.12g, executor %s, %d repeats (medians, "
                 "[min, max])\n",
                 exact, ex->kind(), repeats);
+    if (adjoint) {
+      for (const Grid& g : grids) {
+        std::vector<double> tp, tf, tr, tt, cp, ca;
+        std::size_t peak = 0;
+        for (int r = 0; r < repeats; ++r) {
+          double c0 = cpu_seconds();
+          tp.push_back(run_stardiff(*ex, p, g).seconds);
+          cp.push_back(cpu_seconds() - c0);
+          c0 = cpu_seconds();
+          CdeConfig c;
+          c.p = p, c.ns = g.ns, c.nv = g.nv, c.steps = g.steps, c.adjoint = true;
+          CdeSolver s(*ex, c);
+          ex->wait_all();
+          const Greeks gr = s.greeks();
+          ca.push_back(cpu_seconds() - c0);
+          tf.push_back(gr.forward_s), tr.push_back(gr.reverse_s), tt.push_back(gr.forward_s + gr.reverse_s);
+          peak = gr.peak_bytes;
+        }
+        const double mp = median(tp), mt = median(tt);
+        std::printf("cde_adjoint_factor ns=%d nv=%d steps=%d primal_s=%.4g forward_tape_s=%.4g reverse_s=%.4g "
+                    "adjoint_factor=%.3g peak_bytes=%zu adjoint_factor_cpu=%.3g\n",
+                    g.ns, g.nv, g.steps, mp, median(tf), median(tr), mt / mp, peak, median(ca) / median(cp));
+        std::fflush(stdout);
+      }
+      return 0;
+    }
     if (!accuracy) {
       for (const Grid& g : grids) {
         std::vector<double> ts, tq;
