@@ -136,6 +136,89 @@ TridiagStatus tridiag_solve_cpu(const TridiagBox& box, TridiagConstArray a, Trid
   return st;
 }
 
+namespace {
+// The adjoint of one group of w <= kTridiagGroup lines (Unit as in solve_group; every array
+// given, the bars included, then has step 1 between lines). Work: w1 = modified super-diagonal
+// of A^T, w2 = the forward sweep, then g = A^{-T} xbar.
+template <bool Unit>
+void adjoint_group(long long n, int w, const double* A, const double* B, const double* C, const double* X,
+                   double* XB, const View& va, const View& vb, const View& vc, const View& vx, const View& vxb,
+                   bool consume_xbar, double* DB, const View& vdb, double* BB, const View& vbb, double* AB,
+                   const View& vab, double* CB, const View& vcb, double* w1, double* w2, long long* fr) {
+  constexpr int W = kTridiagGroup;
+  const long long la = Unit ? 1 : va.sl, lb = Unit ? 1 : vb.sl, lc = Unit ? 1 : vc.sl, lx = Unit ? 1 : vx.sl,
+                  lxb = Unit ? 1 : vxb.sl;
+  // Transposed system: sub-diagonal c_{i-1}, diagonal b_i, super-diagonal a_{i+1}.
+  for (int l = 0; l < w; ++l) {
+    const double bb = B[l * lb];
+    fr[l] = good_pivot(bb) ? -1 : 0;
+    w1[l] = n > 1 ? A[l * la + va.si] / bb : 0.0;
+    const double xb = XB[l * lxb];
+    if (consume_xbar) XB[l * lxb] = 0.0;
+    w2[l] = xb / bb;
+  }
+  for (long long i = 1; i < n; ++i) {
+    const double *w1p = w1 + (i - 1) * W, *w2p = w2 + (i - 1) * W;
+    double *w1c = w1 + i * W, *w2c = w2 + i * W;
+    const bool last = i == n - 1;
+    const double *Ci = C + (i - 1) * vc.si, *Bi = B + i * vb.si, *An = last ? A : A + (i + 1) * va.si;
+    double* XBi = XB + i * vxb.si;
+#pragma GCC ivdep
+    for (int l = 0; l < w; ++l) {
+      const double cc = Ci[l * lc];
+      const double m = Bi[l * lb] - cc * w1p[l];
+      fr[l] = (fr[l] < 0 && !good_pivot(m)) ? i : fr[l];
+      w1c[l] = last ? 0.0 : An[l * la] / m;
+      const double xb = XBi[l * lxb];
+      w2c[l] = (xb - cc * w2p[l]) / m;
+    }
+    if (consume_xbar)
+      for (int l = 0; l < w; ++l) XBi[l * lxb] = 0.0;
+  }
+  for (long long i = n - 2; i >= 0; --i) {
+    const double* w1c = w1 + i * W;
+    double* w2c = w2 + i * W;
+    const double* w2n = w2 + (i + 1) * W;
+    for (int l = 0; l < w; ++l) w2c[l] = w2c[l] - w1c[l] * w2n[l];
+  }
+  if (DB) {
+    const long long lp = Unit ? 1 : vdb.sl;
+    for (long long i = 0; i < n; ++i) {
+      double* P = DB + i * vdb.si;
+#pragma GCC ivdep
+      for (int l = 0; l < w; ++l) P[l * lp] += w2[i * W + l];
+    }
+  }
+  if (BB) {
+    const long long lp = Unit ? 1 : vbb.sl;
+    for (long long i = 0; i < n; ++i) {
+      double* P = BB + i * vbb.si;
+      const double* Xi = X + i * vx.si;
+#pragma GCC ivdep
+      for (int l = 0; l < w; ++l) P[l * lp] -= w2[i * W + l] * Xi[l * lx];
+    }
+  }
+  if (AB) {
+    const long long lp = Unit ? 1 : vab.sl;
+    for (long long i = 1; i < n; ++i) {
+      double* P = AB + i * vab.si;
+      const double* Xp = X + (i - 1) * vx.si;
+#pragma GCC ivdep
+      for (int l = 0; l < w; ++l) P[l * lp] -= w2[i * W + l] * Xp[l * lx];
+    }
+  }
+  if (CB) {
+    const long long lp = Unit ? 1 : vcb.sl;
+    for (long long i = 0; i < n - 1; ++i) {
+      double* P = CB + i * vcb.si;
+      const double* Xn = X + (i + 1) * vx.si;
+#pragma GCC ivdep
+      for (int l = 0; l < w; ++l) P[l * lp] -= w2[i * W + l] * Xn[l * lx];
+    }
+  }
+}
+}  // namespace
+
 TridiagStatus tridiag_adjoint_cpu(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
                                   TridiagConstArray c, TridiagConstArray x, TridiagArray xbar,
                                   bool consume_xbar, TridiagArray abar, TridiagArray bbar, TridiagArray cbar,
@@ -145,68 +228,28 @@ TridiagStatus tridiag_adjoint_cpu(const TridiagBox& box, TridiagConstArray a, Tr
   const Lines L = lines_of(box, xbar.s);
   const long long n = L.n;
   constexpr int W = kTridiagGroup;
-  double* w1 = work;                   // modified super-diagonal of A^T (from a_{i+1})
-  double* w2 = work + n * W;           // forward sweep, then g = A^{-T} xbar
+  double* w1 = work;
+  double* w2 = work + n * W;
   for (long long kq = 0; kq < L.nq; ++kq)
     for (long long kp0 = 0; kp0 < L.np; kp0 += W) {
       const int w = static_cast<int>(L.np - kp0 < W ? L.np - kp0 : W);
       const View va = view(a.s, L, kp0, kq), vb = view(b.s, L, kp0, kq), vc = view(c.s, L, kp0, kq),
                  vx = view(x.s, L, kp0, kq), vxb = view(xbar.s, L, kp0, kq);
-      const double *A = a.p + va.base, *B = b.p + vb.base, *C = c.p + vc.base, *X = x.p + vx.base;
-      double* XB = xbar.p + vxb.base;
+      const View vab = abar.p ? view(abar.s, L, kp0, kq) : View{0, 1, 0},
+                 vbb = bbar.p ? view(bbar.s, L, kp0, kq) : View{0, 1, 0},
+                 vcb = cbar.p ? view(cbar.s, L, kp0, kq) : View{0, 1, 0},
+                 vdb = dbar.p ? view(dbar.s, L, kp0, kq) : View{0, 1, 0};
+      double *AB = abar.p ? abar.p + vab.base : nullptr, *BB = bbar.p ? bbar.p + vbb.base : nullptr,
+             *CB = cbar.p ? cbar.p + vcb.base : nullptr, *DB = dbar.p ? dbar.p + vdb.base : nullptr;
       long long fr[W];
-      // Transposed system: sub-diagonal c_{i-1}, diagonal b_i, super-diagonal a_{i+1}.
-      for (int l = 0; l < w; ++l) {
-        const double bb = B[l * vb.sl];
-        fr[l] = good_pivot(bb) ? -1 : 0;
-        w1[l] = n > 1 ? A[l * va.sl + va.si] / bb : 0.0;
-        const double xb = XB[l * vxb.sl];
-        if (consume_xbar) XB[l * vxb.sl] = 0.0;
-        w2[l] = xb / bb;
-      }
-      for (long long i = 1; i < n; ++i) {
-        const double *w1p = w1 + (i - 1) * W, *w2p = w2 + (i - 1) * W;
-        double *w1c = w1 + i * W, *w2c = w2 + i * W;
-        for (int l = 0; l < w; ++l) {
-          const double cc = C[l * vc.sl + (i - 1) * vc.si];
-          const double m = B[l * vb.sl + i * vb.si] - cc * w1p[l];
-          fr[l] = (fr[l] < 0 && !good_pivot(m)) ? i : fr[l];
-          w1c[l] = i < n - 1 ? A[l * va.sl + (i + 1) * va.si] / m : 0.0;
-          const double xb = XB[l * vxb.sl + i * vxb.si];
-          if (consume_xbar) XB[l * vxb.sl + i * vxb.si] = 0.0;
-          w2c[l] = (xb - cc * w2p[l]) / m;
-        }
-      }
-      for (long long i = n - 2; i >= 0; --i) {
-        const double* w1c = w1 + i * W;
-        double* w2c = w2 + i * W;
-        const double* w2n = w2 + (i + 1) * W;
-        for (int l = 0; l < w; ++l) w2c[l] = w2c[l] - w1c[l] * w2n[l];
-      }
-      if (dbar.p) {
-        const View v = view(dbar.s, L, kp0, kq);
-        double* P = dbar.p + v.base;
-        for (long long i = 0; i < n; ++i)
-          for (int l = 0; l < w; ++l) P[l * v.sl + i * v.si] += w2[i * W + l];
-      }
-      if (bbar.p) {
-        const View v = view(bbar.s, L, kp0, kq);
-        double* P = bbar.p + v.base;
-        for (long long i = 0; i < n; ++i)
-          for (int l = 0; l < w; ++l) P[l * v.sl + i * v.si] -= w2[i * W + l] * X[l * vx.sl + i * vx.si];
-      }
-      if (abar.p) {
-        const View v = view(abar.s, L, kp0, kq);
-        double* P = abar.p + v.base;
-        for (long long i = 1; i < n; ++i)
-          for (int l = 0; l < w; ++l) P[l * v.sl + i * v.si] -= w2[i * W + l] * X[l * vx.sl + (i - 1) * vx.si];
-      }
-      if (cbar.p) {
-        const View v = view(cbar.s, L, kp0, kq);
-        double* P = cbar.p + v.base;
-        for (long long i = 0; i < n - 1; ++i)
-          for (int l = 0; l < w; ++l) P[l * v.sl + i * v.si] -= w2[i * W + l] * X[l * vx.sl + (i + 1) * vx.si];
-      }
+      const bool unit = va.sl == 1 && vb.sl == 1 && vc.sl == 1 && vx.sl == 1 && vxb.sl == 1 && vab.sl == 1 &&
+                        vbb.sl == 1 && vcb.sl == 1 && vdb.sl == 1;
+      if (unit)
+        adjoint_group<true>(n, w, a.p + va.base, b.p + vb.base, c.p + vc.base, x.p + vx.base, xbar.p + vxb.base,
+                            va, vb, vc, vx, vxb, consume_xbar, DB, vdb, BB, vbb, AB, vab, CB, vcb, w1, w2, fr);
+      else
+        adjoint_group<false>(n, w, a.p + va.base, b.p + vb.base, c.p + vc.base, x.p + vx.base, xbar.p + vxb.base,
+                             va, vb, vc, vx, vxb, consume_xbar, DB, vdb, BB, vbb, AB, vab, CB, vcb, w1, w2, fr);
       note_bad(st, fr, w, box, L, kp0, kq);
     }
   return st;
