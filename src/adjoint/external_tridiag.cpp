@@ -234,9 +234,11 @@ void tridiag_solve(const std::string& name, int axis, mesh::Dat<double>& a, mesh
   if (recompute)
     execute_external_recompute(name, opts, OutPrimal{G}, OutAdjoint{G}, mesh::arg_dat(a, READ), mesh::arg_dat(b, READ),
                                mesh::arg_dat(c, READ), mesh::arg_dat(d, READ), mesh::arg_dat(x, WRITE));
-  else
+  else {
+    opts.adjoint_reads = 0b00111u;  // a, b, c (and the saved x); never d
     execute_external(name, opts, OutPrimal{G}, OutAdjoint{G}, mesh::arg_dat(a, READ), mesh::arg_dat(b, READ),
                      mesh::arg_dat(c, READ), mesh::arg_dat(d, READ), mesh::arg_dat(x, WRITE));
+  }
 }
 
 }  // namespace stardiff

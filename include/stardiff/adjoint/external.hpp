@@ -32,6 +32,10 @@
 //    may read follows from the declared modes, and all of it is saved or recomputed.
 //  * options.serialize (a handle; may be null): every task of the call also takes it RW, so
 //    calls sharing it run in submission order (state shared between calls, e.g. factors).
+//  * options.adjoint_reads (bit a = argument a; default all): READ dats whose primal the
+//    adjoint reads. A cleared bit lets the tape skip saving that input when a later loop
+//    overwrites it (the adjoint then sees unspecified values there). Ignored by
+//    execute_external_recompute, whose re-run of the primal reads every input.
 #pragma once
 #include <array>
 #include <cstring>
@@ -56,6 +60,7 @@ struct ExternalContext {
 struct ExternalOptions {
   bool per_tile = false;
   Handle* serialize = nullptr;
+  unsigned adjoint_reads = ~0u;  // bit a = argument a (below)
 };
 
 namespace detail_ext {
@@ -371,6 +376,11 @@ class Call {
         if (!block_ && b) block_ = const_cast<mesh::Block*>(b);
     }, args_);
     require(block_ != nullptr, "execute_external '" + name_ + "': no dat, reduction or scalar argument");
+    if (!recompute_)
+      for (std::size_t i = 0; i < desc_.size(); ++i)
+        if (desc_[i].kind == LoopArgDesc::Kind::Dat && desc_[i].mode == Mode::Read &&
+            i < 32 && !((opts_.adjoint_reads >> i) & 1u))
+          desc_[i].adjoint_reads = false;
     check_args(name_, desc_, *block_);
   }
   mesh::Block& block() const { return *block_; }
