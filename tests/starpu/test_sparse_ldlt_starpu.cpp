@@ -324,7 +324,7 @@ TEST(SparseLdltStarpu, SolveIsTwoTasksPerPlannedTask) {
 
 TEST(SparseLdltStarpu, SingleTaskEqualsPerFrontTasks) {
   // Below small_flops the whole numeric factorization (preparation and every attempt) is
-  // one task and each refined solve another, the fronts run in postorder inside it by the
+  // one task and each refined solve (and the rcond estimate) another, the fronts run in postorder inside it by the
   // per-front kernels: its factors, pivot statistics, solutions and rcond equal bitwise
   // those of one task per front (subtree_flops 1: no grouping), under StarPU and the
   // sequential executor. Matrices: SPD, KKT with delays and 2x2 pivots (pivoted after a
@@ -354,9 +354,11 @@ TEST(SparseLdltStarpu, SingleTaskEqualsPerFrontTasks) {
         r.x = l.solve(b, 2, &srec);
         r.si = l.solve_info();
         r.x1 = l.solve(std::vector<double>(b.begin(), b.begin() + A.n_cols), 1, ex);
-        r.rcond = l.rcond(ex);
+        RecordingExecutor rrec(ex);
+        r.rcond = l.rcond(&rrec);
         r.hash = l.factor_hash();
         if (o == &one) {
+          EXPECT_EQ(rrec.tasks_submitted(), r.fi.static_pivots > 0 ? 0u : 1u);  // the whole estimate (none: singular)
           EXPECT_EQ(ai.mode, FactorMode::SingleTask);
           EXPECT_EQ(ai.tasks, 1);
           EXPECT_EQ(r.fi.tasks, 1);  // every attempt inside the one task
