@@ -5,7 +5,9 @@
 // (pattern and finiteness checks, Ruiz scaling, the scaled permuted values; in simplicial
 // mode also SuiteSparse LDL and its acceptance test; on the caller for a tiny pattern in
 // simplicial mode, see kInlineNnz), then, unless simplicial mode succeeded, the plan's
-// task graph (ldlt_tasks.hpp), waits, and aggregates pivot statistics (inertia from D;
+// task graph (ldlt_tasks.hpp; in single-task mode the preparation and the plan's one entry
+// share one task, the entry run inside it by a SequentialExecutor), waits, and aggregates
+// pivot statistics (inertia from D;
 // static pivots count as zero eigenvalues). For a nonzero diagonal that graph first runs
 // unpivoted and runs again with threshold pivoting only if that result is rejected.
 // analyze() and factorize() first refuse what would not fit the available memory
@@ -159,7 +161,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.ainfo.supernodes = S.ns;
   st.ainfo.levels = S.levels;
   st.ainfo.tasks = 1;  // the preparation (checks, scaling; the whole simplicial factorization)
-  st.ainfo.tasks += detail::count_factor_tasks(S, st.opts.block_size);
+  if (!S.single_task) st.ainfo.tasks += detail::count_factor_tasks(S, st.opts.block_size);  // else all in it
   st.ainfo.mode = S.simplicial ? FactorMode::Simplicial : S.single_task ? FactorMode::SingleTask : FactorMode::Tree;
   st.perm32.assign(S.perm.begin(), S.perm.end());
   st.analyzed = true;
@@ -241,8 +243,80 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     amax = detail::scaled_values(A, ps, S.ap, S.ai, S.asrc, sval);
     diag = detail::scaled_diagonal(adiag, S.perm, ps);
   };
-  if (on_caller) prepare();
-  else run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_prepare", prepare);
+  // The numeric factorization proper (after prepare), its task graphs on gx.
+  detail::NumericCtx ctx;
+  double norm = 1.0;
+  bool eligible = false, unpivoted = false, failed = false;
+  double growth = 0;
+  std::int64_t ntasks = 0;
+  auto numeric = [&](Executor& gx) {
+    norm = amax > 0 ? amax : 1.0;
+    ctx.sym = &S;
+    ctx.sval = sval.data();
+    st.nodes.resize(S.ns);  // keeps buffers of a previous factorization
+    ctx.nodes = st.nodes.data();
+    ctx.u = st.opts.pivot_threshold;
+    ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
+    ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
+    ctx.nb = st.opts.block_size;
+    // The unpivoted attempt needs some diagonal entry nonzero (zero ones take a pivot of
+    // either sign from the fill); growth is measured for a diagonal of mixed signs or with
+    // zeros (with one sign and no zeros, sign-consistent pivots mean a definite matrix).
+    // (A simplicial factorization that got here failed the same rules on the same pivots.)
+    const detail::DiagonalSigns signs = detail::diagonal_signs(diag, ctx.small);
+    const bool zero_ok = signs.nonzero || st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
+                         (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order);
+    eligible = st.opts.try_unpivoted && !st.force_threshold && !S.simplicial && (signs.pos || signs.neg) && zero_ok;
+    ctx.diag = diag.data();
+    ctx.need_growth = (signs.pos && signs.neg) || !signs.nonzero;
+    ctx.failed = &failed;
+    // One run of the task graph: every plan entry a task (or the panel/update tasks of a
+    // split front), dependencies through one token per plan entry.
+    auto run_graph = [&](bool unpiv) {
+      ctx.unpivoted = unpiv;
+      failed = false;
+      st.cbs.clear();
+      st.cbs.resize(S.ns);
+      st.stats.assign(S.ns, {});
+      ctx.cbs = st.cbs.data();
+      ctx.stats = st.stats.data();
+      std::vector<detail::BigFront> big(S.ns);
+      ctx.big = big.data();
+      ntasks += detail::insert_ldlt_factorization(gx, &ctx);
+      st.cbs.clear();
+    };
+    unpivoted = eligible;
+    if (unpivoted) {
+      run_graph(true);
+      unpivoted = !failed;
+      if (unpivoted && ctx.need_growth) {  // max_j (|L||D||L^T|)_jj, each front's rows summed
+        std::vector<double> acc(S.n, 0.0);
+        for (const auto& nf : st.nodes)
+          for (std::size_t t = 0; t < nf.growth.size(); ++t) acc[nf.idx[t]] += nf.growth[t];
+        for (double g : acc) growth = std::max(growth, g / norm);
+        unpivoted = growth <= st.opts.growth_limit;
+      }
+    }
+    if (!unpivoted) run_graph(false);
+    for (auto& nf : st.nodes) std::vector<double>().swap(nf.growth);
+  };
+  // Single-task mode (SingleTask, and a simplicial candidate not run on the caller): the
+  // preparation and every attempt in one task, the plan's one entry run inside it by a
+  // SequentialExecutor (the same kernels in the same order as a task of its own: bitwise
+  // the same factors), one round trip in all.
+  const bool fused = S.single_task && !on_caller;
+  if (on_caller) {
+    prepare();
+  } else if (fused) {
+    run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_factor", [&] {
+      prepare();
+      if (done) return;
+      SequentialExecutor inner;
+      numeric(inner);
+    });
+  } else {
+    run_on_worker(ex, "ldlt_prepare", prepare);
+  }
   if (done) {
     FactorInfo& fi = simplicial_info;
     if (on_caller) fi.tasks = 0;
@@ -252,61 +326,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     st.factored = true;
     return fi;
   }
-  const double norm = amax > 0 ? amax : 1.0;
-  detail::NumericCtx ctx;
-  ctx.sym = &S;
-  ctx.sval = sval.data();
-  st.nodes.resize(S.ns);  // keeps buffers of a previous factorization
-  ctx.nodes = st.nodes.data();
-  ctx.u = st.opts.pivot_threshold;
-  ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
-  ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
-  ctx.nb = st.opts.block_size;
-  // The unpivoted attempt needs some diagonal entry nonzero (zero ones take a pivot of
-  // either sign from the fill); growth is measured for a diagonal of mixed signs or with
-  // zeros (with one sign and no zeros, sign-consistent pivots mean a definite matrix).
-  // (A simplicial factorization that got here failed the same rules on the same pivots.)
-  const detail::DiagonalSigns signs = detail::diagonal_signs(diag, ctx.small);
-  const bool zero_ok = signs.nonzero || st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Always ||
-                       (st.opts.zero_diagonal_attempt == ZeroDiagonalAttempt::Paired && S.paired_order);
-  const bool eligible =
-      st.opts.try_unpivoted && !st.force_threshold && !S.simplicial && (signs.pos || signs.neg) && zero_ok;
-  ctx.diag = diag.data();
-  ctx.need_growth = (signs.pos && signs.neg) || !signs.nonzero;
-  bool failed = false;
-  ctx.failed = &failed;
-
-  std::int64_t ntasks = 0;
-  // One run of the task graph: every plan entry a task (or the panel/update tasks of a
-  // split front), dependencies through one token per plan entry.
-  auto run_graph = [&](bool unpivoted) {
-    ctx.unpivoted = unpivoted;
-    failed = false;
-    st.cbs.clear();
-    st.cbs.resize(S.ns);
-    st.stats.assign(S.ns, {});
-    ctx.cbs = st.cbs.data();
-    ctx.stats = st.stats.data();
-    std::vector<detail::BigFront> big(S.ns);
-    ctx.big = big.data();
-    ntasks += detail::insert_ldlt_factorization(ex, &ctx);
-    st.cbs.clear();
-  };
-  bool unpivoted = eligible;
-  double growth = 0;
-  if (unpivoted) {
-    run_graph(true);
-    unpivoted = !failed;
-    if (unpivoted && ctx.need_growth) {  // max_j (|L||D||L^T|)_jj, each front's rows summed
-      std::vector<double> acc(S.n, 0.0);
-      for (const auto& nf : st.nodes)
-        for (std::size_t t = 0; t < nf.growth.size(); ++t) acc[nf.idx[t]] += nf.growth[t];
-      for (double g : acc) growth = std::max(growth, g / norm);
-      unpivoted = growth <= st.opts.growth_limit;
-    }
-  }
-  if (!unpivoted) run_graph(false);
-  for (auto& nf : st.nodes) std::vector<double>().swap(nf.growth);
+  if (!fused) numeric(ex);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   FactorInfo fi;
@@ -325,7 +345,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = ntasks + (on_caller ? 0 : 1);  // and the preparation
+  fi.tasks = fused ? 1 : ntasks + (on_caller ? 0 : 1);  // and the preparation
   fi.mode = S.single_task ? FactorMode::SingleTask : FactorMode::Tree;
   fi.pivoting = unpivoted ? Pivoting::None : Pivoting::Threshold;
   fi.attempts = eligible && !unpivoted ? 2 : 1;

@@ -140,6 +140,10 @@ void complete_row_structures(Symbolic& S);
 // returns nnz(L) of that ordering (for auto selection); exposed for tests.
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm);
 
+// How many orderings this thread has numbered (permuted upper triangle, elimination tree,
+// postorder) since it started: each candidate of an analysis once; for tests.
+std::int64_t ordering_evaluations();
+
 struct NodeFactor {
   std::vector<int> idx;      // front rows (permuted numbering), eliminated ones first
   int nelim = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_rcond.cpp — Ldlt::rcond: LAPACK's dlacn2 (Hager-Higham) driven with
-// unrefined solves on the equilibrated matrix (see ldlt.hpp).
+// unrefined solves on the equilibrated matrix (see ldlt.hpp); in single-task mode the
+// whole estimate is one task.
 #include <lapacke.h>
 
 #include <cmath>
@@ -47,12 +48,25 @@ double Ldlt::rcond(Executor* exec) {
   std::vector<lapack_int> isgn(n);
   lapack_int kase = 0, isave[3] = {0, 0, 0};
   double est = 0;
-  for (int calls = 0; calls < 20; ++calls) {  // dlacn2 stops after at most 5 iterations
-    LAPACKE_dlacn2_work(n, v, x, isgn.data(), &est, &kase, isave);
-    if (kase == 0) break;
-    for (int i = 0; i < n; ++i) x[i] /= s[i];
-    R.apply(x, y.data(), 1);
-    for (int i = 0; i < n; ++i) x[i] = y[i] / s[i];
+  auto estimate = [&](detail::Refiner& Rx) {
+    for (int calls = 0; calls < 20; ++calls) {  // dlacn2 stops after at most 5 iterations
+      LAPACKE_dlacn2_work(n, v, x, isgn.data(), &est, &kase, isave);
+      if (kase == 0) break;
+      for (int i = 0; i < n; ++i) x[i] /= s[i];
+      Rx.apply(x, y.data(), 1);
+      for (int i = 0; i < n; ++i) x[i] = y[i] / s[i];
+    }
+  };
+  // Single-task mode: the whole estimate is one task, its solves run inside it (as in
+  // Ldlt::solve).
+  if (st.sym.single_task && !(st.simp.ok && st.tiny)) {
+    run_on_worker(ex, "ldlt_rcond", [&] {
+      SequentialExecutor inner;
+      detail::Refiner Ri{st, inner, n};
+      estimate(Ri);
+    });
+  } else {
+    estimate(R);
   }
   // A non-finite or overflowing estimate of ||M^-1||_1: singular to working precision.
   const double r = std::isfinite(est) && est > 0 ? 1.0 / (mnorm * est) : 0.0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // src/sparse/ldlt_refine.cpp — the refined solve: triangular solves as tasks (one forward
-// and one backward task per plan entry; simplicial: one task, on the caller when tiny),
+// and one backward task per plan entry; simplicial: one task, on the caller when tiny;
+// single-task mode: the whole refined solve one task, its solves run inside it),
 // refinement (x += A^-1 r) while the backward error falls by at least half, then FGMRES
 // preconditioned by the factorization while it is above 10 eps (a cycle ends where its
 // residual estimate means an eps backward error). OpenBLAS runs single-threaded meanwhile.
@@ -148,50 +149,66 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
   detail::SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
-  detail::Refiner R{st, ex, n};
   std::vector<double> x(b.size());
   st.sinfo = SolveInfo{};
   st.sinfo.singular = st.finfo.singular;
   if (n == 0) return x;
-  R.apply(b.data(), x.data(), nrhs);
-  const double eps = std::numeric_limits<double>::epsilon();
-  std::vector<double> r(std::size_t(n) * nrhs), dx(std::size_t(n) * nrhs), xold;
-  std::vector<double> berr(nrhs);
-  auto all_residuals = [&] {
-    double mx = 0;
-    for (int k = 0; k < nrhs; ++k) {
-      berr[k] = R.residual(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, r.data() + std::size_t(k) * n);
-      mx = std::max(mx, berr[k]);
+  double be = 0;
+  // The first solve, refinement and FGMRES, with the factors applied on rx.
+  auto refined = [&](Executor& rx) {
+    detail::Refiner R{st, rx, n};
+    R.apply(b.data(), x.data(), nrhs);
+    const double eps = std::numeric_limits<double>::epsilon();
+    std::vector<double> r(std::size_t(n) * nrhs), dx(std::size_t(n) * nrhs), xold;
+    std::vector<double> berr(nrhs);
+    auto all_residuals = [&] {
+      double mx = 0;
+      for (int k = 0; k < nrhs; ++k) {
+        berr[k] = R.residual(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, r.data() + std::size_t(k) * n);
+        mx = std::max(mx, berr[k]);
+      }
+      return mx;
+    };
+    be = all_residuals();
+    int it = 0;
+    while (it < st.opts.max_refine && be > 2 * eps) {
+      R.apply(r.data(), dx.data(), nrhs);
+      xold = x;
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] += dx[i];
+      ++it;
+      const double nb = all_residuals();
+      if (!(nb < be)) {  // worse: undo and stop
+        x = xold;
+        be = all_residuals();
+        break;
+      }
+      const bool progress = nb < 0.5 * be;
+      be = nb;
+      if (!progress) break;
     }
-    return mx;
+    st.sinfo.refine_iters = it;
+    if (be > 10 * eps && st.opts.max_fgmres > 0) {
+      int fits = 0;
+      for (int k = 0; k < nrhs; ++k) {
+        if (berr[k] <= 10 * eps) continue;
+        fits += R.fgmres(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, berr[k],
+                         st.opts.fgmres_restart, st.opts.max_fgmres);
+      }
+      st.sinfo.fgmres_iters = fits;
+      be = *std::max_element(berr.begin(), berr.end());
+    }
   };
-  double be = all_residuals();
-  int it = 0;
-  while (it < st.opts.max_refine && be > 2 * eps) {
-    R.apply(r.data(), dx.data(), nrhs);
-    xold = x;
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] += dx[i];
-    ++it;
-    const double nb = all_residuals();
-    if (!(nb < be)) {  // worse: undo and stop
-      x = xold;
-      be = all_residuals();
-      break;
-    }
-    const bool progress = nb < 0.5 * be;
-    be = nb;
-    if (!progress) break;
-  }
-  st.sinfo.refine_iters = it;
-  if (be > 10 * eps && st.opts.max_fgmres > 0) {
-    int fits = 0;
-    for (int k = 0; k < nrhs; ++k) {
-      if (berr[k] <= 10 * eps) continue;
-      fits += R.fgmres(b.data() + std::size_t(k) * n, x.data() + std::size_t(k) * n, berr[k],
-                       st.opts.fgmres_restart, st.opts.max_fgmres);
-    }
-    st.sinfo.fgmres_iters = fits;
-    be = *std::max_element(berr.begin(), berr.end());
+  // Single-task mode: the whole refined solve is one task, every application of the
+  // factors inside it on a SequentialExecutor (the plan's one forward and one backward
+  // task each, run in place: bitwise what they give as tasks). Tiny simplicial factors
+  // solve on the caller.
+  if (st.sym.single_task && !(st.simp.ok && st.tiny)) {
+    run_on_worker(ex, "ldlt_solve", [&] {
+      SequentialExecutor inner;
+      refined(inner);
+    });
+  } else {
+    refined(ex);
   }
   st.sinfo.backward_error = be;
   if (st.finfo.pivoting == Pivoting::None && st.opts.unpivoted_berr > 0 && !(be <= st.opts.unpivoted_berr)) {

@@ -175,20 +175,26 @@ struct Ordered {
   std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
   std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
   // Upper triangle of P A P^T in the fill-reducing numbering (unsorted). It lives in the
-  // thread, its buffers reused from analysis to analysis (no fresh pages to fault in):
-  // valid until the next postordered() on this thread.
+  // thread, in one of kScratchSlots buffers reused from analysis to analysis (no fresh
+  // pages to fault in): valid until the next postordered() on this thread with that slot.
   const Pattern* U0 = nullptr;
   Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
 };
 
-void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
+// Two candidate orderings (a base and a paired one) can be alive at once.
+constexpr int kScratchSlots = 2;
+thread_local std::int64_t t_evaluations = 0;  // postordered() calls on this thread
+
+void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o, int slot) {
   const int n = A.n_cols;
   std::vector<int> iperm(n), parent;
   for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  thread_local Pattern t_u0;
-  permuted_upper(A, iperm, t_u0);
-  o.U0 = &t_u0;
-  etree(n, t_u0, parent);
+  thread_local Pattern t_u0[kScratchSlots];
+  ++t_evaluations;
+  Pattern& u0 = t_u0[slot];
+  permuted_upper(A, iperm, u0);
+  o.U0 = &u0;
+  etree(n, u0, parent);
   o.post = postorder(n, parent);
   o.ipost.resize(n);
   o.perm.resize(n);
@@ -201,7 +207,7 @@ void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
     o.parent[k] = parent[pk] == -1 ? -1 : o.ipost[parent[pk]];
   }
   for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
-  postordered_transpose(n, t_u0, o.post.data(), o.ipost.data(), o.L);
+  postordered_transpose(n, u0, o.post.data(), o.ipost.data(), o.L);
 }
 
 // Column counts of L (diagonal included) from the lower triangle of a postordered matrix
@@ -374,11 +380,13 @@ void complete_row_structures(Symbolic& S) {
   });
 }
 
-// The final numbering for `perm` (o) and its column counts of L.
-std::vector<std::int64_t> ordered_counts(const CscMatrix32& A, std::vector<int> perm, Ordered& o) {
-  postordered(A, std::move(perm), o);
+// The final numbering for `perm` (o, its U0 in scratch `slot`) and its column counts of L.
+std::vector<std::int64_t> ordered_counts(const CscMatrix32& A, std::vector<int> perm, Ordered& o, int slot = 0) {
+  postordered(A, std::move(perm), o, slot);
   return col_counts(A.n_cols, o.L, o.parent);
 }
+
+std::int64_t ordering_evaluations() { return t_evaluations; }
 
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
   Ordered o;
@@ -388,9 +396,10 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 
 // ---- the passes of analyze_pattern ----
 namespace {
-// The fill-reducing order (new -> old) opts asks for, and S.ordering. With `auto`, a
-// METIS order that wins has already been numbered and counted: then o and cnt are filled
-// and the function returns true.
+// The fill-reducing order (new -> old) opts asks for, and S.ordering. Where the order
+// kept has already been numbered and counted (a winning METIS order under `auto`, a paired
+// order, or a base order weighed against a deferred one), o and cnt are filled and the
+// function returns true. Every candidate is numbered at most once.
 bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::vector<int>& p,
                      const std::vector<int>& idx, Symbolic& S, std::vector<int>& perm, Ordered& o,
                      std::vector<std::int64_t>& cnt) {
@@ -487,18 +496,17 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   }
   std::int64_t moved = 0;
   std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
-  // (an Ordered refers to per-thread scratch that the next ordered_counts overwrites: the
-  // one kept is counted last)
+  // Each candidate is numbered once: the base order's U0 in scratch slot 0, the deferred
+  // one's in slot 1, so the loser can be dropped and the winner kept as it is.
   const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
   std::int64_t base_lnz = 0;
-  if (numbered) {
-    base_lnz = sum(cnt);
-  } else if (opts.pairing_fill_limit > 0) {
-    Ordered ob;
-    base_lnz = sum(ordered_counts(A, base, ob));
+  if (!numbered && opts.pairing_fill_limit > 0) {
+    cnt = ordered_counts(A, base, o, 0);
+    numbered = true;
   }
+  if (numbered) base_lnz = sum(cnt);
   Ordered od;
-  auto cd = ordered_counts(A, std::move(dperm), od);
+  auto cd = ordered_counts(A, std::move(dperm), od, 1);
   if (opts.pairing_fill_limit <= 0 || double(sum(cd)) <= opts.pairing_fill_limit * double(base_lnz)) {
     o = std::move(od);
     cnt = std::move(cd);
@@ -506,8 +514,7 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
     S.paired_order = true;
     return true;
   }
-  if (numbered) cnt = ordered_counts(A, base, o);  // the unpaired order again
-  return numbered;
+  return numbered;  // the base order, numbered and counted above
 }
 
 // The final numbering (S.perm, S.iperm), the permuted lower triangle of A (column j:

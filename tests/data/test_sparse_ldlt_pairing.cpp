@@ -10,7 +10,8 @@
 // neighbours in the elimination order; both pairings give the inertia of SOURCES.md (or, singular stokes64,
 // that of the unpaired factorization) and solve to 1e-10; factors with pairing are
 // reproducible. With the default options tuma2 keeps its deferred order (no delays),
-// stokes64 does not (fill limit) and aug3dcqp needs none. A KKT matrix with a zero block of constraint columns leaves those
+// stokes64 does not (fill limit: its AMD order, numbered once, gives the unpaired analysis's
+// factors bit for bit) and aug3dcqp needs none. A KKT matrix with a zero block of constraint columns leaves those
 // unpaired, and is reported singular with its inertia.
 #include <gtest/gtest.h>
 
@@ -155,7 +156,9 @@ TEST(SparseLdltPairing, DefaultKeepsTheDeferredOrderWithinItsFillLimit) {
   {
     const auto A = read_matrix_market((dir / "tuma2.mtx.gz").string());
     Ldlt l;
+    const std::int64_t e0 = sparse::detail::ordering_evaluations();
     const auto& ai = l.analyze(A);
+    EXPECT_EQ(sparse::detail::ordering_evaluations() - e0, 2);  // the AMD order, then the deferred one kept
     EXPECT_GT(ai.deferred, 0);
     const auto fi = l.factorize(A);
     EXPECT_EQ(fi.pivoting, Pivoting::None);
@@ -166,13 +169,25 @@ TEST(SparseLdltPairing, DefaultKeepsTheDeferredOrderWithinItsFillLimit) {
     EXPECT_GT(plain.factorize(A).delayed, 0);
   }
   {
+    // (analyses without an executor run on this thread: its count of numbered orderings
+    // shows each candidate numbered once, the base order kept without a third numbering)
     const auto A = read_matrix_market((dir / "stokes64.mtx.gz").string());
     Ldlt l, plain({.pairing = ZeroDiagonalPairing::None});
+    const std::int64_t e0 = sparse::detail::ordering_evaluations();
     const auto& ai = l.analyze(A);
+    const std::int64_t e1 = sparse::detail::ordering_evaluations();
+    EXPECT_EQ(e1 - e0, 2);  // the AMD order and the deferred one
     EXPECT_GT(ai.matched_pairs, 0);
     EXPECT_EQ(ai.deferred, 0);
     plain.analyze(A);
+    EXPECT_EQ(sparse::detail::ordering_evaluations() - e1, 1);
     EXPECT_EQ(l.permutation(), plain.permutation());
+    EXPECT_EQ(l.analyze_info().nnz_l, plain.analyze_info().nnz_l);
+    EXPECT_EQ(l.analyze_info().supernodes, plain.analyze_info().supernodes);
+    // the kept order's factors are the unpaired analysis's, bit for bit
+    l.factorize(A);
+    plain.factorize(A);
+    EXPECT_EQ(l.factor_hash(), plain.factor_hash());
   }
   {
     const auto A = read_matrix_market((dir / "aug3dcqp.mtx.gz").string());

@@ -3,7 +3,8 @@
 // the sequential executor's bitwise (factor hash, pivot statistics, solutions, condition
 // estimate) on an SPD 3-D Laplacian, indefinite KKT systems (one with delayed pivots, one
 // whose unpivoted factorization is kept despite its zero diagonal entries), and a singular
-// Laplacian; the recorded task graph follows the plan and the assembly tree.
+// Laplacian; the recorded task graph follows the plan and the assembly tree; a single-task
+// factorization and solve equal one task per front bitwise.
 // Runs under eager, lws and dmda (ctest).
 #include <gtest/gtest.h>
 
@@ -318,5 +319,68 @@ TEST(SparseLdltStarpu, SolveIsTwoTasksPerPlannedTask) {
     double rn = 0, bn = 0;
     for (std::size_t i = 0; i < n; ++i) rn = std::max(rn, std::abs(ax[i] - b[k * n + i])), bn = std::max(bn, std::abs(b[k * n + i]));
     EXPECT_LT(rn / bn, 1e-12) << "rhs " << k;
+  }
+}
+
+TEST(SparseLdltStarpu, SingleTaskEqualsPerFrontTasks) {
+  // Below small_flops the whole numeric factorization (preparation and every attempt) is
+  // one task and each refined solve (and the rcond estimate) another, the fronts run in postorder inside it by the
+  // per-front kernels: its factors, pivot statistics, solutions and rcond equal bitwise
+  // those of one task per front (subtree_flops 1: no grouping), under StarPU and the
+  // sequential executor. Matrices: SPD, KKT with delays and 2x2 pivots (pivoted after a
+  // rejected unpivoted attempt), KKT kept unpivoted, singular (static pivot).
+  const LdltOptions one{.simplicial_switch = 0, .zero_diagonal_attempt = ZeroDiagonalAttempt::Always,
+                        .pairing = ZeroDiagonalPairing::None};
+  LdltOptions fronts = one;
+  fronts.small_flops = 0;
+  fronts.subtree_flops = 1;
+  const std::vector<CscMatrix32> mats = {laplacian3d(9, false), kkt(20, 120), kkt(20, 60, 16), laplacian3d(8, true)};
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  for (std::size_t m = 0; m < mats.size(); ++m) {
+    SCOPED_TRACE("matrix " + std::to_string(m));
+    const CscMatrix32& A = mats[m];
+    std::vector<Result> res;
+    for (Executor* ex : {static_cast<Executor*>(&seq), static_cast<Executor*>(&par)})
+      for (const LdltOptions* o : std::vector<const LdltOptions*>{&one, &fronts}) {
+        Ldlt l(*o);
+        const auto& ai = l.analyze(A);
+        Result r;
+        RecordingExecutor rec(ex);
+        r.fi = l.factorize(A, &rec);
+        std::vector<double> b(std::size_t(A.n_cols) * 2);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.37 * double(i));
+        RecordingExecutor srec(ex);
+        r.x = l.solve(b, 2, &srec);
+        r.si = l.solve_info();
+        r.x1 = l.solve(std::vector<double>(b.begin(), b.begin() + A.n_cols), 1, ex);
+        RecordingExecutor rrec(ex);
+        r.rcond = l.rcond(&rrec);
+        r.hash = l.factor_hash();
+        if (o == &one) {
+          EXPECT_EQ(rrec.tasks_submitted(), r.fi.static_pivots > 0 ? 0u : 1u);  // the whole estimate (none: singular)
+          EXPECT_EQ(ai.mode, FactorMode::SingleTask);
+          EXPECT_EQ(ai.tasks, 1);
+          EXPECT_EQ(r.fi.tasks, 1);  // every attempt inside the one task
+          EXPECT_EQ(rec.tasks_submitted(), 1u);
+          EXPECT_EQ(srec.tasks_submitted(), 1u);  // first solve, refinement and FGMRES
+        } else {
+          EXPECT_EQ(ai.mode, FactorMode::Tree);
+          EXPECT_EQ(ai.tasks, 1 + ai.supernodes);  // the preparation, then a task per front
+          EXPECT_GT(ai.supernodes, 10);
+          EXPECT_EQ(std::int64_t(rec.tasks_submitted()), r.fi.tasks);
+          EXPECT_GT(srec.tasks_submitted(), std::size_t(2 * ai.supernodes) - 1);
+        }
+        res.push_back(r);
+      }
+    for (std::size_t k = 1; k < res.size(); ++k) {
+      SCOPED_TRACE("run " + std::to_string(k));
+      res[k].fi.tasks = res[0].fi.tasks;  // (the one thing meant to differ)
+      expect_same(res[0], res[k]);
+    }
+    if (m == 1) EXPECT_GT(res[0].fi.delayed + res[0].fi.two_by_two, 0);
+    if (m == 1) EXPECT_EQ(res[0].fi.attempts, 2);
+    if (m == 2) EXPECT_EQ(res[0].fi.pivoting, Pivoting::None);
+    if (m == 3) EXPECT_TRUE(res[0].fi.singular);
   }
 }

@@ -54,7 +54,9 @@ enum class Pivoting { None, Threshold };
 const char* to_string(Pivoting p);  // "none", "threshold"
 
 // Multifrontal: one dense front per supernode; small subtrees form one task; fronts above
-// split_flops become panel/update tasks; below small_flops one task does all (SingleTask).
+// split_flops become panel/update tasks; below small_flops one task does all (SingleTask:
+// the preparation, every attempt and the fronts in postorder in one task, each refined
+// solve in one more; bitwise the factors and solutions of one task per front).
 // Pivots: threshold u within a supernode's fully-summed columns; columns without an
 // acceptable pivot (or with |pivot| <= zero_pivot * max|SAS|) are delayed to the parent;
 // at a root, a static pivot sqrt(eps) * max|SAS| (sign kept) is the last resort and
