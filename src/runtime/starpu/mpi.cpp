@@ -119,8 +119,9 @@ int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_d
   return ret;
 }
 
-int mpi_wait_all(bool failed) {
-  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+void mpi_wait_all() { starpu_mpi_wait_for_all(MPI_COMM_WORLD); }
+
+int mpi_lowest_failed(bool failed) {
   if (g_size == 1 || !g_multiple) return failed ? g_rank : -1;
   int mine = failed ? g_rank : INT_MAX, lowest = INT_MAX;
   MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -153,7 +154,8 @@ int mpi_submit(starpu_codelet*, starpu_data_handle_t*, const starpu_data_access_
                int, const char*) {
   throw Error("StarPU-MPI submission without StarPU-MPI");
 }
-int mpi_wait_all(bool failed) { return failed ? 0 : -1; }
+void mpi_wait_all() {}
+int mpi_lowest_failed(bool failed) { return failed ? 0 : -1; }
 void mpi_comm_amounts(std::size_t*) {}
 void mpi_abort(int code) noexcept { std::_Exit(code); }
 #endif

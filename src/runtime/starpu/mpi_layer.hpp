@@ -14,8 +14,9 @@
 //  * mpi_submit(...) submits one task through starpu_mpi_task_build / _post_build: it runs on
 //    the owner of the first buffer it writes; StarPU-MPI sends the other buffers there and
 //    written buffers of other owners back to them.
-//  * mpi_wait_all() waits for every task and communication of every rank and returns whether
-//    a task failed on some rank (and which: the lowest such rank); collective.
+//  * mpi_wait_all() waits for every task and communication of every rank; then
+//    mpi_lowest_failed(failed_here) returns the lowest rank where a task failed (or -1);
+//    both collective.
 #pragma once
 #include <starpu.h>
 
@@ -37,8 +38,8 @@ void mpi_host_read(HandleImpl& h);
 // sink when cl_arg_size is 0); freed here when another rank runs the task.
 int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_data_access_mode* modes, int n,
                int exec_rank, void* cl_arg, std::size_t cl_arg_size, int priority, const char* name);
-// Waits (collective); returns the lowest rank where `failed` is true, or -1.
-int mpi_wait_all(bool failed);
+void mpi_wait_all();
+int mpi_lowest_failed(bool failed);
 // StarPU-MPI's bytes sent from this rank to each rank (STARPU_COMM_STATS=1; else zeros).
 void mpi_comm_amounts(std::size_t* per_rank);
 // MPI_Abort of the whole job (with MPI on), else _Exit(code).

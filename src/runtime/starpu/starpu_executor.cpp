@@ -345,13 +345,14 @@ int StarpuExecutor::concurrency() const {
 void StarpuExecutor::wait_all() {
   if (!detail::runtime_alive()) throw Error("StarpuExecutor::wait_all: the StarPU runtime has ended");
   if (detail::mpi_on()) {
+    detail::mpi_wait_all();
     bool mine;
     {
       std::lock_guard<std::mutex> l1(failure_->mutex);
       std::lock_guard<std::mutex> l2(detail::internal_failures().mutex);
       mine = failure_->failed || detail::internal_failures().failed;
     }
-    const int bad = detail::mpi_wait_all(mine);
+    const int bad = detail::mpi_lowest_failed(mine);
     if (bad >= 0 && !mine)
       throw Error("StarpuExecutor::wait_all: a task failed on MPI rank " + std::to_string(bad) +
                   " (that rank reports which)");
