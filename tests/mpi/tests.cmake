@@ -61,3 +61,14 @@ if(TARGET stardiff-poisson)
 else()
   stardiff_skipped_test(mpi.poisson_not_built "stardiff-poisson is not built" mpi)
 endif()
+
+# The heat adjoint: mesh tiles on both ranks, the LDLT external on rank 0; J, probes, the
+# Taylor order and the dot-product test bitwise those of 1 rank.
+if(TARGET stardiff-heat)
+  add_test(NAME mpi.heat_2_ranks COMMAND ${same_result} 2 --no-vtk $<TARGET_FILE:stardiff-heat> --n 12 --steps 3
+    --probe 2,3 --probe 11,0)
+  set_tests_properties(mpi.heat_2_ranks PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+    ${STARDIFF_SKIP_PROPS} TIMEOUT 300)
+else()
+  stardiff_skipped_test(mpi.heat_not_built "stardiff-heat is not built" mpi)
+endif()

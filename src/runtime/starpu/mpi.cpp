@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/handle_impl.hpp"
+#include "stardiff/runtime/mpi_stats.hpp"
 
 #if STARDIFF_MPI
 #define OMPI_SKIP_MPICXX 1  // the C API only: no libmpi_cxx
@@ -27,6 +28,14 @@ bool g_on = false;
 int g_rank = 0, g_size = 1;
 bool g_multiple = false;           // MPI_THREAD_MULTIPLE: the submitting thread may call MPI
 std::int64_t g_next_tag = 1;       // registration order: the same on every rank
+std::atomic<std::size_t> g_tasks_run{0};
+std::atomic<std::size_t> g_messages{0};  // data sends this rank posts (StarPU-MPI's cache consulted)
+
+// A send of h from this rank to `dest` that StarPU-MPI will post (not cached there yet).
+void count_send(starpu_data_handle_t h, int dest) {
+  if (dest == g_rank || dest < 0) return;
+  if (!starpu_mpi_cache_is_enabled() || !starpu_mpi_cached_send(h, dest)) ++g_messages;
+}
 
 void finalize_at_exit() {
   int fin = 0;
@@ -60,6 +69,8 @@ int mpi_start(starpu_conf* conf) {
   starpu_mpi_comm_rank(MPI_COMM_WORLD, &g_rank);
   starpu_mpi_comm_size(MPI_COMM_WORLD, &g_size);
   g_next_tag = 1;
+  g_tasks_run = 0;
+  g_messages = 0;
   g_on = true;
   return 0;
 }
@@ -82,7 +93,10 @@ void mpi_register(HandleImpl& h) {
 
 void mpi_host_read(HandleImpl& h) {
   if (!g_on || g_size == 1 || h.starpu == nullptr || h.owner == kEveryRank) return;
-  starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, static_cast<starpu_data_handle_t>(h.starpu));
+  auto sh = static_cast<starpu_data_handle_t>(h.starpu);
+  if (h.owner == g_rank)
+    for (int r = 0; r < g_size; ++r) count_send(sh, r);
+  starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sh);
 }
 
 int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_data_access_mode* modes, int n,
@@ -93,12 +107,19 @@ int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_d
     d[i].mode = modes[i];
   }
   const bool every = exec_rank == kEveryRank;
+  if (!every && g_size > 1)
+    for (int i = 0; i < n; ++i) {
+      const int owner = starpu_mpi_data_get_rank(handles[i]);
+      if ((modes[i] & STARPU_R) && owner == g_rank) count_send(handles[i], exec_rank);  // input to the runner
+      if ((modes[i] & STARPU_W) && exec_rank == g_rank && owner != g_rank) ++g_messages;  // result to its owner
+    }
   starpu_task* t = every ? starpu_mpi_task_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, d.data(), n,
                                                  STARPU_PRIORITY, priority, 0)
                          : starpu_mpi_task_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, d.data(), n,
                                                  STARPU_EXECUTE_ON_NODE, exec_rank, STARPU_PRIORITY, priority, 0);
   int ret = 0;
   if (t != nullptr) {
+    ++g_tasks_run;
     t->cl_arg = cl_arg;
     t->cl_arg_size = cl_arg_size;
     t->cl_arg_free = cl_arg_size != 0;
@@ -133,6 +154,22 @@ void mpi_comm_amounts(std::size_t* per_rank) {
   starpu_mpi_comm_amounts_retrieve(per_rank);
 }
 
+}  // namespace stardiff::detail
+
+namespace stardiff {
+MpiCommStats mpi_comm_stats() {
+  MpiCommStats s;
+  if (!detail::g_on) return s;
+  s.rank = detail::g_rank;
+  s.bytes_to.assign(static_cast<std::size_t>(detail::g_size), 0);
+  detail::mpi_comm_amounts(s.bytes_to.data());
+  s.messages = detail::g_messages;
+  s.tasks_run = detail::g_tasks_run;
+  return s;
+}
+}  // namespace stardiff
+
+namespace stardiff::detail {
 void mpi_abort(int code) noexcept {
   if (g_on) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
@@ -158,6 +195,11 @@ void mpi_wait_all() {}
 int mpi_lowest_failed(bool failed) { return failed ? 0 : -1; }
 void mpi_comm_amounts(std::size_t*) {}
 void mpi_abort(int code) noexcept { std::_Exit(code); }
+}  // namespace stardiff::detail
+namespace stardiff {
+MpiCommStats mpi_comm_stats() { return {}; }
+}  // namespace stardiff
+namespace stardiff::detail {
 #endif
 
 }  // namespace stardiff::detail
