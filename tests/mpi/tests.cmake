@@ -22,7 +22,7 @@ if(STARDIFF_MPI AND STARDIFF_MPIRUN AND "mesh" IN_LIST STARDIFF_MODULES AND "adj
   add_test(NAME mpi.test_mesh_mpi COMMAND ${STARDIFF_MPIRUN} ${STARDIFF_MPIRUN_FLAGS} -np 2
     $<TARGET_FILE:test_mesh_mpi>)
   set_tests_properties(mpi.test_mesh_mpi PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
-    SKIP_RETURN_CODE 77 TIMEOUT 300)
+    SKIP_RETURN_CODE 77 TIMEOUT 300 PROCESSORS 2)
 else()
   stardiff_skipped_test(mpi.test_mesh_mpi "StarPU-MPI, mpirun or the mesh/adjoint modules absent" mpi)
 endif()
@@ -39,7 +39,7 @@ if(TARGET stardiff-poisson)
   add_test(NAME mpi.poisson_rev_acc COMMAND ${same_result} 2 ${poisson} --mode rev-acc --nx 6 --ny 4 --iters 8
     --tiles 2 --tol 1e-4)
   set_tests_properties(mpi.poisson_2_ranks mpi.poisson_2_ranks_uneven mpi.poisson_3_ranks mpi.poisson_rev_acc
-    PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}" ${STARDIFF_SKIP_PROPS} TIMEOUT 300)
+    PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}" ${STARDIFF_SKIP_PROPS} TIMEOUT 300 PROCESSORS 2)
   if(STARDIFF_MPI AND STARDIFF_MPIRUN)
     # Only rank 0 prints: one "E =" line on stdout, one header line on stderr.
     add_test(NAME mpi.poisson_rank0_prints COMMAND sh -c "\"$1\" ${mpirun_flags} -np 2 \"$2\" --iters 3 2>&1 | grep -c -e '^E = ' -e 'MPI ranks'" sh ${STARDIFF_MPIRUN} ${poisson})
@@ -68,7 +68,7 @@ if(TARGET stardiff-heat)
   add_test(NAME mpi.heat_2_ranks COMMAND ${same_result} 2 --no-vtk $<TARGET_FILE:stardiff-heat> --n 12 --steps 3
     --probe 2,3 --probe 11,0)
   set_tests_properties(mpi.heat_2_ranks PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
-    ${STARDIFF_SKIP_PROPS} TIMEOUT 300)
+    ${STARDIFF_SKIP_PROPS} TIMEOUT 300 PROCESSORS 2)
 else()
   stardiff_skipped_test(mpi.heat_not_built "stardiff-heat is not built" mpi)
 endif()
