@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// src/runtime/starpu/mpi_layer.hpp — the StarPU-MPI seam of the runtime (src/runtime/starpu/mpi.cpp).
+// src/runtime/starpu/mpi_layer.hpp — the StarPU-MPI seam of the runtime.
 //
 // Contract:
-//  * Built with StarPU-MPI (STARDIFF_MPI=1) or without it: then mpi_built() is false,
-//    mpi_start() throws Error and every other hook is a no-op (mpi_on() stays false).
+//  * libstardiff links no MPI: these functions (src/runtime/starpu/mpi_hooks.cpp) forward to
+//    libstardiff_mpi (src/runtime/starpu/mpi_module.cpp, built where StarPU-MPI and MPI are
+//    found), which mpi_built() / mpi_start() dlopen from libstardiff's own directory and
+//    which hands its functions over as one MpiHooks table (stardiff_mpi_hooks). Without the
+//    module mpi_built() is false, mpi_start() throws Error saying why and every other hook
+//    is a no-op (mpi_on() stays false).
 //  * mpi_start(conf) initialises MPI once per process (MPI_THREAD_SERIALIZED, finalised at
 //    exit, so runtimes can be started again) and starts StarPU through starpu_mpi_init_conf;
 //    mpi_stop() waits for tasks and communications and shuts StarPU-MPI and StarPU down.
@@ -23,8 +27,27 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace stardiff {
+struct MpiCommStats;
+}
 namespace stardiff::detail {
 struct HandleImpl;
+
+struct MpiHooks {
+  bool (*on)();
+  int (*rank)();
+  int (*size)();
+  int (*start)(starpu_conf*);
+  void (*stop)();
+  void (*register_handle)(HandleImpl&);
+  void (*host_read)(HandleImpl&);
+  int (*submit)(starpu_codelet*, starpu_data_handle_t*, const starpu_data_access_mode*, int, int, void*,
+                std::size_t, int, const char*);
+  void (*wait_all)();
+  int (*lowest_failed)(bool);
+  void (*comm_stats)(MpiCommStats*);
+  void (*abort)(int);
+};
 
 bool mpi_built();
 bool mpi_on();

@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// src/runtime/starpu/mpi.cpp — StarPU-MPI start/stop, handle tags and owners, task
-// submission across ranks (contract: src/runtime/starpu/mpi_layer.hpp). Without StarPU-MPI
-// (STARDIFF_MPI=0) only the stubs are compiled and nothing links MPI.
-#include "runtime/starpu/mpi_layer.hpp"
-
+// src/runtime/starpu/mpi_module.cpp — libstardiff_mpi, the StarPU-MPI layer (contract:
+// src/runtime/starpu/mpi_layer.hpp): MPI start/stop, handle tags and owners, task submission
+// across ranks. A separate module that libstardiff dlopens only when a Runtime starts with
+// MPI, so libstardiff itself links neither MPI nor StarPU-MPI (binaries that link MUMPS's
+// fake libmpiseq stay MPI-free). Built only where StarPU-MPI and MPI were found.
 #include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "runtime/handle_impl.hpp"
-#include "stardiff/runtime/mpi_stats.hpp"
-
-#if STARDIFF_MPI
 #define OMPI_SKIP_MPICXX 1  // the C API only: no libmpi_cxx
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #include <starpu_mpi.h>
-#endif
 
-namespace stardiff::detail {
+#include "runtime/handle_impl.hpp"
+#include "runtime/starpu/mpi_layer.hpp"
+#include "stardiff/runtime/mpi_stats.hpp"
 
-#if STARDIFF_MPI
+namespace stardiff::detail::mpi_impl {
 namespace {
 bool g_on = false;
 int g_rank = 0, g_size = 1;
@@ -44,7 +41,6 @@ void finalize_at_exit() {
 }
 }  // namespace
 
-bool mpi_built() { return true; }
 bool mpi_on() { return g_on; }
 int mpi_rank_now() { return g_on ? g_rank : 0; }
 int mpi_size_now() { return g_on ? g_size : 1; }
@@ -154,52 +150,24 @@ void mpi_comm_amounts(std::size_t* per_rank) {
   starpu_mpi_comm_amounts_retrieve(per_rank);
 }
 
-}  // namespace stardiff::detail
-
-namespace stardiff {
-MpiCommStats mpi_comm_stats() {
-  MpiCommStats s;
-  if (!detail::g_on) return s;
-  s.rank = detail::g_rank;
-  s.bytes_to.assign(static_cast<std::size_t>(detail::g_size), 0);
-  detail::mpi_comm_amounts(s.bytes_to.data());
-  s.messages = detail::g_messages;
-  s.tasks_run = detail::g_tasks_run;
-  return s;
+void comm_stats(MpiCommStats* s) {
+  if (!g_on) return;
+  s->rank = g_rank;
+  s->bytes_to.assign(static_cast<std::size_t>(g_size), 0);
+  mpi_comm_amounts(s->bytes_to.data());
+  s->messages = g_messages;
+  s->tasks_run = g_tasks_run;
 }
-}  // namespace stardiff
-
-namespace stardiff::detail {
 void mpi_abort(int code) noexcept {
   if (g_on) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
-#else
-bool mpi_built() { return false; }
-bool mpi_on() { return false; }
-int mpi_rank_now() { return 0; }
-int mpi_size_now() { return 1; }
-int mpi_start(starpu_conf*) {
-  throw Error("stardiff::Runtime: MPI was requested (RuntimeOptions::mpi or STARDIFF_MPI=1) but this stardiff "
-              "was built without StarPU-MPI (pkg-config starpumpi-1.3 and an MPI C library not found at "
-              "configure time)");
-}
-void mpi_stop() noexcept {}
-void mpi_register(HandleImpl&) {}
-void mpi_host_read(HandleImpl&) {}
-int mpi_submit(starpu_codelet*, starpu_data_handle_t*, const starpu_data_access_mode*, int, int, void*, std::size_t,
-               int, const char*) {
-  throw Error("StarPU-MPI submission without StarPU-MPI");
-}
-void mpi_wait_all() {}
-int mpi_lowest_failed(bool failed) { return failed ? 0 : -1; }
-void mpi_comm_amounts(std::size_t*) {}
-void mpi_abort(int code) noexcept { std::_Exit(code); }
-}  // namespace stardiff::detail
-namespace stardiff {
-MpiCommStats mpi_comm_stats() { return {}; }
-}  // namespace stardiff
-namespace stardiff::detail {
-#endif
+}  // namespace stardiff::detail::mpi_impl
 
-}  // namespace stardiff::detail
+extern "C" __attribute__((visibility("default"))) const stardiff::detail::MpiHooks* stardiff_mpi_hooks() {
+  using namespace stardiff::detail::mpi_impl;
+  static const stardiff::detail::MpiHooks hooks{
+      &mpi_on, &mpi_rank_now, &mpi_size_now, &mpi_start, &mpi_stop, &mpi_register, &mpi_host_read,
+      &mpi_submit, &mpi_wait_all, &mpi_lowest_failed, &comm_stats, &mpi_abort};
+  return &hooks;
+}
