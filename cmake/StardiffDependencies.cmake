@@ -3,7 +3,9 @@
 #
 # Defines the INTERFACE target `stardiff_deps` (StarPU, hwloc, OpenBLAS, LAPACKE,
 # METIS, SuiteSparse AMD/KLU/LDL, zlib) and the variables STARPU_MODULE, STARPU_VERSION,
-# STARPU_HAS_CUDA, STARPU_HAS_MPI, STARPU_MAXCPUS, STARPU_NMAXBUFS.
+# STARPU_HAS_CUDA, STARPU_HAS_MPI, STARPU_MAXCPUS, STARPU_NMAXBUFS, and STARDIFF_MPI (ON when
+# StarPU-MPI (starpumpi-<version>) and an MPI C library are found and STARDIFF_WITH_MPI is on:
+# the target `stardiff_mpi_deps` then links them; without them nothing links MPI).
 find_package(PkgConfig REQUIRED)
 
 # StarPU: a user's 1.4 build (via PKG_CONFIG_PATH) wins over Debian's 1.3.
@@ -70,3 +72,20 @@ find_library(DMUMPS_SEQ_LIB dmumps_seq)
 find_library(MUMPS_COMMON_SEQ_LIB mumps_common_seq)
 find_library(MPISEQ_LIB mpiseq_seq)
 find_path(MUMPS_SEQ_INC mpi.h PATHS /usr/include/mumps_seq NO_DEFAULT_PATH)
+
+# StarPU-MPI (optional): libstarpumpi and the MPI it was built on (Open MPI on Debian).
+option(STARDIFF_WITH_MPI "Build the StarPU-MPI runtime option when StarPU-MPI is found" ON)
+set(STARDIFF_MPI OFF)
+if(STARDIFF_WITH_MPI)
+  string(REPLACE "starpu-" "starpumpi-" _mpi_module "${STARPU_MODULE}")
+  pkg_check_modules(STARPUMPI QUIET IMPORTED_TARGET ${_mpi_module})
+  if(STARPUMPI_FOUND)
+    find_package(MPI QUIET COMPONENTS C)
+    if(MPI_C_FOUND)
+      set(STARDIFF_MPI ON)
+      add_library(stardiff_mpi_deps INTERFACE)
+      target_link_libraries(stardiff_mpi_deps INTERFACE PkgConfig::STARPUMPI MPI::MPI_C)
+    endif()
+  endif()
+endif()
+find_program(STARDIFF_MPIRUN NAMES mpirun mpiexec)

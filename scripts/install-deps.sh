@@ -11,7 +11,7 @@
 set -euo pipefail
 PACKAGES=(
   cmake g++ make pkg-config ccache python3
-  libstarpu-dev libhwloc-dev libopenmpi-dev gfortran
+  libstarpu-dev libhwloc-dev libopenmpi-dev openmpi-bin gfortran
   libopenblas-dev liblapacke-dev libmetis-dev libsuitesparse-dev libmumps-seq-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libquantlib0-dev

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/test.sh — fresh Debian machine to a full test run: installs dependencies,
-# builds (build/) and runs the whole ctest suite; then the sanitizer build
+# builds (build/) and runs the whole ctest suite (label mpi included: StarPU-MPI runs under
+# mpirun -np 2/3 on loopback, skipped without mpirun or StarPU-MPI); then the sanitizer build
 # (build-asan/, -fsanitize=address,undefined) over the unit and starpu labels; then
 # installs the package and builds and runs an out-of-tree consumer against it.
 # Exit status: non-zero if any step fails. The last line is always

@@ -12,7 +12,9 @@
 // (forward_s + adjoint_s) / primal_s), dJ/dT0 and dJ/dkappa at each probe, a Taylor test of
 // the whole gradient (random direction in T0 and kappa: remainder order) and a dot-product
 // test of T0 -> T^K against its adjoint. Exit: 0 ok, 1 J not finite or a check failed,
-// 2 bad arguments.
+// 2 bad arguments. Under mpirun (StarPU-MPI) the mesh tiles are distributed over the ranks,
+// the LDLT solves (external functions on rank-0 data) run on rank 0, and only rank 0 prints;
+// an error on a run of several ranks ends the whole job (exit 2).
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -169,13 +171,22 @@ struct Heat {
 
 }  // namespace
 
+// The launcher's rank before any runtime exists (mpirun sets it), for messages only.
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* e = std::getenv(v); e && *e) return std::atoi(e);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int n = 64, K = 10;
   double dt = 1e-3;
   bool json = false;
   std::string executor = "starpu";
   std::vector<std::pair<int, int>> probes;
+  const bool quiet_launch = launcher_rank() != 0;  // under mpirun rank 0 prints
   auto bad = [&](const std::string& msg) {
+    if (quiet_launch) return 2;
     std::fprintf(stderr, "stardiff-heat: %s\n", msg.c_str());
     usage(stderr);
     return 2;
@@ -184,7 +195,7 @@ int main(int argc, char** argv) {
     std::string arg = argv[a];
     auto value = [&]() -> const char* { return a + 1 < argc ? argv[++a] : nullptr; };
     if (arg == "--help" || arg == "-h") {
-      usage(stdout);
+      if (!quiet_launch) usage(stdout);
       return 0;
     } else if (arg == "--json") {
       json = true;
@@ -216,9 +227,13 @@ int main(int argc, char** argv) {
       return bad("--probe " + std::to_string(i) + "," + std::to_string(j) + " is outside the " + std::to_string(n) +
                  " x " + std::to_string(n) + " cells");
 
+  std::unique_ptr<Runtime> rt;  // outside the try: an error on several ranks aborts the job first
+  bool quiet = quiet_launch;
   try {
-    std::unique_ptr<Runtime> rt;
-    if (executor == "starpu") rt = std::make_unique<Runtime>();
+    if (executor == "starpu") {
+      rt = std::make_unique<Runtime>();
+      quiet = rt->rank() != 0;
+    }
     auto ex = make_executor(executor);
     Heat p(*ex, n, dt, K);
     // Primal (timed), without a tape.
@@ -297,6 +312,7 @@ int main(int argc, char** argv) {
     const double factor = (forward_s + adjoint_s) / primal_s;
 
     if (json) {
+      if (quiet) return ok ? 0 : 1;  // rank > 0 under MPI: rank 0 prints
       apps::JsonWriter j;
       j.field("n", n).field("dt", dt).field("steps", K).field("executor", std::string(ex->kind()));
       j.field("J", J).field("primal_s", primal_s).field("forward_s", forward_s).field("adjoint_s", adjoint_s);
@@ -313,7 +329,7 @@ int main(int argc, char** argv) {
             .end_object();
       j.end_array();
       std::printf("%s\n", j.str().c_str());
-    } else {
+    } else if (!quiet) {
       std::fprintf(stderr, "stardiff-heat: %d x %d cells, dt %g, %d steps, %d tiles, executor %s\n", n, n, dt, K,
                    p.grid.tiles(), ex->kind());
       std::printf("J = %.15g\n", J);
@@ -327,6 +343,10 @@ int main(int argc, char** argv) {
     }
     return ok ? 0 : 1;
   } catch (const Error& e) {
+    if (rt && rt->size() > 1) {
+      std::fprintf(stderr, "stardiff-heat: rank %d: %s\n", rt->rank(), e.what());
+      rt->abort_job(2);
+    }
     std::fprintf(stderr, "stardiff-heat: %s\n", e.what());
     return 2;
   }

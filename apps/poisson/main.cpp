@@ -21,6 +21,10 @@
 // probes. tape_bytes is then the fixed point's memory (FixedPointReport::bytes) plus the
 // outer tape's checkpoints.
 // Exit: 0 ok, 1 E not finite (JSON still printed), 2 bad arguments.
+// Under mpirun (StarPU-MPI, stardiff/runtime/runtime.hpp) every rank runs the same task graph
+// over its share of the tiles and only rank 0 prints (one JSON object with --json); errors
+// are printed by the ranks that meet them, and an error on a run of several ranks ends the
+// whole job (exit 2) rather than leave the other ranks waiting.
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -42,6 +46,12 @@ using namespace stardiff;
 
 namespace {
 using apps::parse_int;
+// The launcher's rank before any runtime exists (mpirun sets it), for messages only.
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* e = std::getenv(v); e && *e) return std::atoi(e);
+  return 0;
+}
 using apps::seconds_since;
 void usage(FILE* f) {
   std::fprintf(f,
@@ -93,7 +103,9 @@ int main(int argc, char** argv) {
   std::string vtk, executor = "starpu";
   std::vector<std::pair<int, int>> probes;
   Perturb pert;
+  const bool quiet_launch = launcher_rank() != 0;  // another rank prints the usage
   auto bad = [&](const std::string& msg) {
+    if (quiet_launch) return 2;
     std::fprintf(stderr, "stardiff-poisson: %s\n", msg.c_str());
     usage(stderr);
     return 2;
@@ -102,7 +114,7 @@ int main(int argc, char** argv) {
     std::string arg = argv[a];
     auto value = [&]() -> const char* { return a + 1 < argc ? argv[++a] : nullptr; };
     if (arg == "--help" || arg == "-h") {
-      usage(stdout);
+      if (!quiet_launch) usage(stdout);
       return 0;
     } else if (arg == "--adjoint") {
       adjoint = true;
@@ -162,9 +174,13 @@ int main(int argc, char** argv) {
   if (!probes.empty() && !adjoint) return bad("--probe needs --adjoint");
   if (rev_acc && iters < 1) return bad("--mode rev-acc needs --iters >= 1");
 
+  std::unique_ptr<Runtime> rt;  // outside the try: an error on several ranks aborts the job first
+  bool quiet = quiet_launch;
   try {
-    std::unique_ptr<Runtime> rt;
-    if (executor == "starpu") rt = std::make_unique<Runtime>();
+    if (executor == "starpu") {
+      rt = std::make_unique<Runtime>();
+      quiet = rt->rank() != 0;
+    }
     auto ex = make_executor(executor);
     const double nan = std::nan("");
     double E = nan, primal_s = nan, forward_s = nan, adjoint_s = nan;
@@ -186,9 +202,10 @@ int main(int argc, char** argv) {
       primal_s = seconds_since(t0);
       E = p.err.value();
       if (!vtk.empty()) fields.emplace_back("u", p.u.values());
-      if (!json)
-        std::fprintf(stderr, "stardiff-poisson: %d x %d, %d iterations, %d tiles, executor %s\n", nx, ny, iters,
-                     p.block.tiles(), ex->kind());
+      if (!json && !quiet)
+        std::fprintf(stderr, "stardiff-poisson: %d x %d, %d iterations, %d tiles, executor %s%s\n", nx, ny, iters,
+                     p.block.tiles(), ex->kind(),
+                     rt && rt->size() > 1 ? (", " + std::to_string(rt->size()) + " MPI ranks").c_str() : "");
     }
     // Full tape: every iteration recorded. Reverse accumulation: K - 1 iterations in a
     // fixed-point section, the K-th on its nested tape.
@@ -244,9 +261,11 @@ int main(int argc, char** argv) {
         fields.emplace_back("dE_du", main_run.du);
       }
     }
-    if (!vtk.empty()) write_vtk(vtk, nx, ny, fields);
+    if (!vtk.empty() && !quiet) write_vtk(vtk, nx, ny, fields);
     const double factor = adjoint ? (forward_s + adjoint_s) / primal_s : nan;
-    if (json) {
+    if (quiet) {
+      // rank > 0: rank 0 prints
+    } else if (json) {
       apps::JsonWriter j;
       j.field("nx", nx).field("ny", ny).field("iters", iters).field("executor", std::string(ex->kind()));
       j.field("total_error", E).field("primal_s", primal_s).field("forward_s", forward_s);
@@ -288,12 +307,16 @@ int main(int argc, char** argv) {
       std::printf("tasks = %zu\n", ex->tasks_submitted());
     }
     if (rev_acc && main_run.fp.status != FixedPointStatus::Converged) {
-      std::fprintf(stderr, "stardiff-poisson: the rev-acc adjoint is %s after %d iterations (change %.3g > --tol %.3g)\n",
+      if (!quiet) std::fprintf(stderr, "stardiff-poisson: the rev-acc adjoint is %s after %d iterations (change %.3g > --tol %.3g)\n",
                    to_string(main_run.fp.status), main_run.fp.iterations, main_run.fp.change, fpo.tolerance);
       return 1;
     }
     return std::isfinite(E) ? 0 : 1;
   } catch (const Error& e) {
+    if (rt && rt->size() > 1) {
+      std::fprintf(stderr, "stardiff-poisson: rank %d: %s\n", rt->rank(), e.what());
+      rt->abort_job(2);
+    }
     std::fprintf(stderr, "stardiff-poisson: %s\n", e.what());
     return 2;
   }

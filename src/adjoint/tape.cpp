@@ -99,7 +99,9 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     const int o = loop.block->outer();
     mesh::Checkpoint c;
     const std::size_t bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
-    auto it = std::find_if(pool_.begin(), pool_.end(), [&](const mesh::Checkpoint& p) { return p.bytes == bytes; });
+    const int owner = a.dat->tile(t).owner();  // StarPU-MPI: the save stays on the tile's rank
+    auto it = std::find_if(pool_.begin(), pool_.end(),
+                           [&](const mesh::Checkpoint& p) { return p.bytes == bytes && p.buffer->owner() == owner; });
     if (it != pool_.end()) {
       c = std::move(*it);
       *it = std::move(pool_.back());
@@ -113,6 +115,7 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     if (!c.buffer) {
       c.buffer = std::make_unique<Handle>(
           Handle::managed_vector(c.bytes, 1, loop.name + ":save_" + a.dat->name() + "[" + std::to_string(t) + "]"));
+      c.buffer->set_owner(owner);
     }
     codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
                                loop.name + ":save_" + a.dat->name());

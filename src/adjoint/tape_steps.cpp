@@ -94,6 +94,7 @@ mesh::Checkpoint whole_tile_checkpoint(mesh::DatBase& d, int t, const std::strin
   c.tile = t;
   c.bytes = v.count() * v.elemsize;
   c.buffer = std::make_unique<Handle>(Handle::managed_vector(c.bytes, 1, name));
+  c.buffer->set_owner(d.tile(t).owner());  // StarPU-MPI: the snapshot stays on the tile's rank
   return c;
 }
 

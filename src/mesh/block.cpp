@@ -46,13 +46,26 @@ Block::Block(Executor& exec, std::string name, std::vector<int> size, int tiles)
   if (tiles == 0) {
     // 2 tiles per worker keeps a few tasks per worker per loop (load balance) while each
     // task streams many rows (task overhead stays far below the work).
-    const int workers = exec.concurrency();
-    tiles = workers <= 1 ? 1 : 2 * workers;
+    const int workers = exec.concurrency(), ranks = mpi_size();
+    tiles = workers <= 1 && ranks == 1 ? 1 : 2 * workers * ranks;
   }
   int rows = size_[dims_ - 1];
   tiles = std::min(tiles, rows);
   bounds_.resize(tiles + 1);
   for (int t = 0; t <= tiles; ++t) bounds_[t] = static_cast<int>((static_cast<long long>(rows) * t) / tiles);
+  owners_.resize(tiles);
+  const int ranks = mpi_size();
+  for (int t = 0; t < tiles; ++t) owners_[t] = static_cast<int>((static_cast<long long>(t) * ranks) / tiles);
+}
+
+void Block::set_owners(std::vector<int> owners) {
+  require(static_cast<int>(owners.size()) == tiles(), "stardiff::mesh::Block '" + name_ + "': set_owners needs " +
+                                                          std::to_string(tiles()) + " ranks (one per tile), got " +
+                                                          std::to_string(owners.size()));
+  for (int r : owners)
+    require(r >= 0 && r < mpi_size(), "stardiff::mesh::Block '" + name_ + "': set_owners: rank " + std::to_string(r) +
+                                          " is not in [0, " + std::to_string(mpi_size()) + ")");
+  owners_ = std::move(owners);
 }
 
 Range Block::interior() const {

@@ -35,7 +35,7 @@ void* alloc_zeroed(std::size_t bytes) {
 
 DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std::size_t elemsize)
     : block_(&block), name_(std::move(name)), dims_(block.dims()), dim_(opts.dim), active_(opts.active),
-      elemsize_(elemsize), id_(g_next_id++) {
+      elemsize_(elemsize), id_(g_next_id++), owners_(block.owners()) {
   const std::string who = "stardiff::mesh::Dat '" + name_ + "'";
   require(dim_ >= 1, who + ": dim (components per point) must be >= 1");
   require(opts.size.empty() || static_cast<int>(opts.size.size()) == dims_,
@@ -88,9 +88,12 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
     std::size_t n = tile_rows(t) * static_cast<std::size_t>(row_len());
     mem_.push_back(alloc_zeroed(n * elemsize_));
     tiles_.push_back(Handle::vector(mem_.back(), n, elemsize_, name_ + "[" + std::to_string(t) + "]"));
+    const int owner = has_[o] ? owners_[t] : 0;
+    tiles_.back().set_owner(owner);
     if (active_) {
       adj_mem_.push_back(alloc_zeroed(n * elemsize_));
       adj_tiles_.push_back(Handle::vector(adj_mem_.back(), n, elemsize_, name_ + "_a1s[" + std::to_string(t) + "]"));
+      adj_tiles_.back().set_owner(owner);
     }
   }
 }
@@ -135,6 +138,7 @@ Handle& DatBase::adjoint_partial(int t) {
     part_mem_.push_back(alloc_zeroed(n * elemsize_));
     adj_part_.push_back(Handle::vector(part_mem_.back(), n, elemsize_,
                                        name_ + "_a1s_part[" + std::to_string(adj_part_.size()) + "]"));
+    adj_part_.back().set_owner(owners_.at(adj_part_.size() - 1));
   }
   return adj_part_[t];
 }

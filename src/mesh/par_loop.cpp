@@ -97,6 +97,30 @@ void check_dat_arg(const std::string& loop, int argi, const Block& block, const 
   }
 }
 
+void check_distribution(const std::string& loop, const std::vector<LoopArgDesc>& args) {
+  const DatBase* first = nullptr;
+  int fi = 0, i = 0;
+  for (const auto& a : args) {
+    if (a.kind == LoopArgDesc::Kind::Dat && a.dat->tiled()) {
+      if (!first) {
+        first = a.dat;
+        fi = i;
+      } else if (a.dat->owners() != first->owners()) {
+        auto str = [](const std::vector<int>& v) {
+          std::string s;
+          for (int r : v) s += (s.empty() ? "" : ",") + std::to_string(r);
+          return "{" + s + "}";
+        };
+        throw Error("par_loop '" + loop + "': argument " + std::to_string(i) + " (dat '" + a.dat->name() +
+                    "') is distributed over ranks " + str(a.dat->owners()) + " but argument " + std::to_string(fi) +
+                    " (dat '" + first->name() + "') over " + str(first->owners()) +
+                    ": the tiles of one loop must have the same owners");
+      }
+    }
+    ++i;
+  }
+}
+
 bool tile_range(const Block& block, const Range& range, int t, int lo[3], int hi[3]) {
   const int o = block.outer();
   for (int d = 0; d < 3; ++d) {

@@ -79,6 +79,17 @@ const std::string& Handle::name() const { return checked(impl_).name; }
 void Handle::set_name(std::string name) { checked(impl_).name = std::move(name); }
 BufferView Handle::host_view() const { return checked(impl_).view; }
 bool Handle::managed() const { return checked(impl_).managed; }
+int Handle::owner() const { return checked(impl_).owner; }
+void Handle::set_owner(int rank) {
+  auto& h = checked(impl_);
+  require(rank >= 0 || rank == kEveryRank, "stardiff::Handle '" + h.name + "': owner rank " + std::to_string(rank) +
+                                               " is neither a rank (>= 0) nor kEveryRank");
+  if (rank == h.owner) return;
+  require(h.starpu == nullptr || !detail::runtime_alive() || h.generation != detail::runtime_generation(),
+          "stardiff::Handle '" + h.name + "': set_owner(" + std::to_string(rank) +
+              ") after StarPU registered it (set the owner before its first task)");
+  h.owner = rank;
+}
 
 void Handle::set_reduction(const Codelet& init, const Codelet& reduce) {
   auto& h = checked(impl_);
@@ -104,6 +115,9 @@ HostAccess::~HostAccess() {
 Handle::Partition Handle::partition(std::size_t nparts) {
   auto& h = checked(impl_);
   require(nparts >= 1, "stardiff::Handle::partition '" + h.name + "': need at least one part");
+  require(detail::runtime_alive() == false || mpi_size() == 1,
+          "stardiff::Handle::partition '" + h.name + "': not supported under StarPU-MPI with " +
+              std::to_string(mpi_size()) + " ranks");
   std::size_t n = h.view.kind == HandleKind::Vector ? h.view.nx
                   : h.view.kind == HandleKind::Matrix ? h.view.ny : 0;
   require(!h.managed, "stardiff::Handle::partition '" + h.name + "': a managed handle cannot be partitioned");
@@ -130,6 +144,7 @@ Handle::Partition Handle::partition(std::size_t nparts) {
     offset += len;
     auto c = make_impl(v, h.name + "[" + std::to_string(i) + "]");
     c->child = true;
+    c->owner = h.owner;
     raw.push_back(c.get());
     children.push_back(Handle(std::move(c)));
   }

@@ -24,6 +24,8 @@ struct HandleImpl {
   bool redux_installed = false;
   bool managed = false;                    // Handle::managed_vector: no user memory
   std::unique_ptr<unsigned char[]> owned;  // a managed handle's host memory, when it has some
+  int owner = 0;                           // StarPU-MPI owner rank (kEveryRank: replicated)
+  std::int64_t tag = -1;                   // StarPU-MPI tag, once registered under MPI
 };
 
 // A managed handle not registered with StarPU gets zeroed host memory (view.ptr) at its

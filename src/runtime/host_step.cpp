@@ -31,6 +31,7 @@ const Codelet cl_host_step("host_step", host_step_task, nullptr, {{HandleKind::V
 
 WorkerStep::WorkerStep(Executor& exec, const char* name, std::function<void()> fn)
     : fn_(std::move(fn)), token_(0, name) {
+  token_.set_owner(kEveryRank);  // StarPU-MPI: a host step runs on every rank (each its own fn)
   exec.submit(cl_host_step, HostStepArgs{&fn_, &error_}, {out(token_)}, {.name = name, .priority = 2});
 }
 

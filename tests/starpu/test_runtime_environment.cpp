@@ -94,3 +94,44 @@ TEST(RuntimeEnvironment, WellFormedValuesStillStart) {
   Runtime rt;
   EXPECT_GE(rt.worker_count(), 1);
 }
+
+// StarPU-MPI switch: a bad STARDIFF_MPI is refused by name; STARDIFF_MPI=0 (and no mpirun
+// here) starts plain StarPU on one rank, where handle owners have no effect.
+TEST(RuntimeEnvironment, MpiSwitchIsChecked) {
+  expect_refused("STARDIFF_MPI", "yes", "neither 0 nor 1");
+  expect_refused("STARDIFF_MPI", "2", "neither 0 nor 1");
+  ScopedEnv off("STARDIFF_MPI", "0");
+  EXPECT_FALSE(mpi_requested_by_environment());
+  Runtime rt;
+  EXPECT_FALSE(rt.mpi());
+  EXPECT_EQ(rt.rank(), 0);
+  EXPECT_EQ(rt.size(), 1);
+  EXPECT_EQ(mpi_size(), 1);
+  VectorHandle<double> v(4, "v");
+  EXPECT_THROW(v.set_owner(-7), Error);
+  v.set_owner(3);  // no MPI: recorded, no effect on where tasks run
+  EXPECT_EQ(v.owner(), 3);
+  StarpuExecutor ex;
+  struct Fill {
+    static void cpu(const TaskContext& t) { t.buffers[0].data<double>()[0] = 5.0; }
+  };
+  static const Codelet cl("env_fill", &Fill::cpu);
+  ex.submit(cl, {out(v)});
+  ex.wait_all();
+  EXPECT_EQ(v.data()[0], 5.0);
+  EXPECT_THROW(v.set_owner(0), Error);  // registered: the owner is fixed
+}
+
+// MPI requested from a build without StarPU-MPI is an Error saying so.
+TEST(RuntimeEnvironment, MpiWithoutStarpuMpiIsRefused) {
+  if (stardiff_mpi_built()) GTEST_SKIP() << "this build has StarPU-MPI";
+  RuntimeOptions o;
+  o.mpi = 1;
+  try {
+    Runtime rt(o);
+    FAIL() << "started";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("built without StarPU-MPI"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(Runtime::active());
+}

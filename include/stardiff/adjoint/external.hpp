@@ -416,6 +416,7 @@ class Call {
         const std::size_t bytes = d->tile_rows(t) * static_cast<std::size_t>(d->row_len()) * d->elemsize();
         auto h = std::make_unique<Handle>(
             Handle::managed_vector(bytes, 1, name_ + ":out_" + d->name() + "[" + std::to_string(t) + "]"));
+        h->set_owner(d->tile(t).owner());  // StarPU-MPI: kept on the tile's rank
         if (copy) submit_copy(ex, d->tile(t), *h, bytes, name_ + ":save_out_" + d->name());
         outs[i].push_back(std::move(h));
       }

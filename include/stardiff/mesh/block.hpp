@@ -8,6 +8,12 @@
 //    [bound(t), bound(t+1)); every Dat on the block is stored as one handle per tile.
 //    tiles = 0 picks 2 per worker of the executor (1 where exec.concurrency() is 1),
 //    clipped so that every tile keeps at least one row.
+//  * StarPU-MPI distribution: tile t's data (every dat's tile t, reduction and scalar
+//    partials) is owned by rank owner(t); by default a block distribution along the outer
+//    axis (owner(t) = t * ranks / tiles; all 0 without MPI). set_owners changes it for
+//    dats, reductions and scalars made afterwards (one rank per tile, each in [0, ranks));
+//    a loop over dats of different distributions is rejected at submission (Error).
+//    Under MPI with more than one rank, tiles = 0 picks 2 per worker per rank.
 //  * A Range is a box [lo[d], hi[d]) in block coordinates (may reach into halos).
 //  * A Stencil is a list of integer offsets, one per dimension of its block.
 #pragma once
@@ -46,6 +52,9 @@ class Block {
   int bound(int t) const { return bounds_[t]; }
   Range interior() const;  // [0, size) in every dimension
   Executor& executor() const { return *exec_; }
+  int owner(int t) const { return owners_.at(t); }
+  const std::vector<int>& owners() const { return owners_; }
+  void set_owners(std::vector<int> owners);
 
  private:
   Executor* exec_;
@@ -53,6 +62,7 @@ class Block {
   int dims_;
   std::array<int, 3> size_{1, 1, 1};
   std::vector<int> bounds_;
+  std::vector<int> owners_;
 };
 
 class Stencil {

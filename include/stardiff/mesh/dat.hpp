@@ -22,6 +22,9 @@
 //    tile's task (tile(t), geom(t) ignore t); its READ adjoints go to per-tile partials
 //    added in tile order. A dat lacking only inner axes is tiled with row length 1 there.
 //    set() / values() use index 0 along missing axes (DatView broadcasts them too).
+//  * StarPU-MPI: tile t (primal, adjoint, adjoint partials) is owned by block().owner(t)
+//    as it was when the dat was made (owners()); an untiled dat by rank 0. Host access is
+//    collective (every rank calls it; reads gather every tile on every rank).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -122,6 +125,8 @@ class DatBase : public Tracked {
   // Submits tasks setting the whole adjoint (ghosts included) to zero.
   void zero_adjoint();
   int id() const { return id_; }
+  // StarPU-MPI owner of each block tile's data when the dat was made (Block::owners()).
+  const std::vector<int>& owners() const { return owners_; }
 
  protected:
   void host_copy_out(bool adjoint, void* dst);                  // full padded array
@@ -142,6 +147,7 @@ class DatBase : public Tracked {
   std::vector<Handle> adj_part_;
   bool stale_ = false;
   int id_;
+  std::vector<int> owners_;
 };
 
 template <class T>

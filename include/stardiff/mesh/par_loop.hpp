@@ -20,7 +20,8 @@
 //  * Rejected at submission (stardiff::Error naming loop and argument): a dat of another
 //    block, reads beyond a dat's halo, writes with a non-zero stencil, ranges outside a
 //    dat, a dat both written and passed again, a write to a dat lacking an axis along
-//    which the range is not [0,1).
+//    which the range is not [0,1), tiled dats of different StarPU-MPI distributions
+//    (DatBase::owners(), Block::set_owners).
 //  * While a tape records (and the loop is not par_loop_passive) a loop touching an
 //    active dat, scalar or reduction is recorded. Its kernel must then have
 //      void adjoint(params...) const

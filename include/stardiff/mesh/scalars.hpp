@@ -19,6 +19,9 @@
 //    added to the adjoint in row order (independent of the tiling). adjoint() throws
 //    Error while a tape holding the scalar has recorded but not reversed.
 //  * All handles are vectors (so checkpoint copies use the tile codelets).
+//  * StarPU-MPI: tile t's partials are owned by the block's owner(t) (at construction);
+//    values and adjoints by rank 0, where the combine tasks fold every rank's partials in
+//    row order: results are bitwise those of one rank. value() / adjoint() are collective.
 #pragma once
 #include <array>
 #include <cstring>
@@ -183,7 +186,11 @@ template <class U>
 Handle& sized_partial(std::vector<VectorHandle<U>>& parts, int t, std::size_t rows, const std::string& name,
                       U init) {
   VectorHandle<U>& h = parts.at(t);
-  if (h.size() < rows) h = VectorHandle<U>(rows, name + "[" + std::to_string(t) + "]", init);
+  if (h.size() < rows) {
+    const int owner = h.owner();
+    h = VectorHandle<U>(rows, name + "[" + std::to_string(t) + "]", init);
+    h.set_owner(owner);
+  }
   return h;
 }
 }  // namespace detail
@@ -218,8 +225,8 @@ class Reduction final : public ReductionBase {
     for (int t = 0; t < block.tiles(); ++t) {
       const std::size_t rows = block.bound(t + 1) - block.bound(t) + 2;
       const std::string pn = name_ + "_part[" + std::to_string(t) + "]";
-      if (tracks_arg()) arg_partial_.emplace_back(rows, pn, none(neutral<T>(op)));
-      else partial_.emplace_back(rows, pn, neutral<T>(op));
+      if (tracks_arg()) arg_partial_.emplace_back(rows, pn, none(neutral<T>(op))).set_owner(block.owner(t));
+      else partial_.emplace_back(rows, pn, neutral<T>(op)).set_owner(block.owner(t));
     }
     if (tracks_arg()) rec_ = VectorHandle<ArgRec<T>>(1, name_, none(neutral<T>(op)));
     else value_ = VectorHandle<T>(1, name_, neutral<T>(op));
@@ -336,7 +343,8 @@ class Scalar final : public ScalarBase {
       : block_(&block), name_(std::move(name)), value_(1, name_, value), adj_(1, name_ + "_a1s", T(0)) {
     for (int t = 0; t < block.tiles(); ++t)
       partial_.emplace_back(block.bound(t + 1) - block.bound(t) + 2,
-                            name_ + "_a1s_part[" + std::to_string(t) + "]", T(0));
+                            name_ + "_a1s_part[" + std::to_string(t) + "]", T(0))
+          .set_owner(block.owner(t));
   }
   ~Scalar() override { notify_destroyed("scalar '" + name_ + "'"); }
   T value() {

@@ -22,6 +22,15 @@
 //    registered as ordinary main-RAM memory if a StarPU executor uses it later). Its
 //    destruction does not wait: StarPU frees it once its submitted tasks have run. Contents
 //    are unspecified until a task writes them; it cannot be partitioned.
+//  * Under StarPU-MPI (Runtime started with MPI) every rank registers every handle, in the
+//    same order, and gets the same MPI tag for it; owner() is the rank holding its valid
+//    copy (default 0; set_owner before its first use by a StarPU executor, else Error).
+//    kEveryRank: a replicated handle (STARPU_MPI_PER_NODE), each rank its own copy; tasks
+//    writing one run on every rank. acquire() is collective there: every rank must call it
+//    at the same point; a read brings the owner's data to every rank first (StarPU-MPI
+//    sends it; its cache avoids resending unchanged data). Host writes must be the same
+//    on every rank (sequential task flow: every rank runs the same program). Under MPI
+//    with more than one rank, partition() throws Error (not supported yet).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -62,6 +71,13 @@ using HandleImplPtr = std::unique_ptr<HandleImpl, HandleImplDeleter>;
 
 class HostAccess;
 
+// Handle::set_owner: every rank holds and computes its own copy (STARPU_MPI_PER_NODE).
+inline constexpr int kEveryRank = -2;
+// The StarPU-MPI rank of this process and the number of ranks (0 and 1 without a runtime
+// started with MPI).
+int mpi_rank();
+int mpi_size();
+
 class Handle {
  public:
   Handle() = default;
@@ -89,6 +105,9 @@ class Handle {
   std::size_t elemsize() const;
   const std::string& name() const;
   void set_name(std::string name);
+  // StarPU-MPI owner rank (contract above). Without MPI it has no effect.
+  int owner() const;
+  void set_owner(int rank);
   BufferView host_view() const;  // the host pointer and shape (no coherence implied)
 
   // Reduction methods for REDUX access: init sets a buffer to the neutral element,

@@ -18,6 +18,17 @@
 //  * Failure to start (no worker, bad configuration) throws Error naming starpu_init.
 //  * Destruction waits for all tasks, then shuts StarPU down; handles still alive
 //    afterwards may not be used (Error), only destroyed.
+//  * StarPU-MPI (RuntimeOptions::mpi): -1 (default) follows STARDIFF_MPI (0 off, 1 on) and
+//    otherwise turns MPI on when the process was started by mpirun (OMPI_COMM_WORLD_SIZE,
+//    PMI_SIZE or PMIX_RANK set). On: MPI is initialised once per process (finalised at
+//    exit) and StarPU starts through starpu_mpi_init_conf; rank() / size() are the MPI
+//    ones; StarpuExecutor submits through StarPU-MPI (runtime/handle.hpp: owners, tags,
+//    collective host access) and every rank must submit the same tasks in the same order.
+//    STARDIFF_MPI=1 without mpirun runs as an MPI singleton (size 1). MPI requested from a
+//    build without StarPU-MPI, or a bad STARDIFF_MPI value, throws Error. Destruction is
+//    collective (every rank waits for the others); a Runtime destroyed while an exception
+//    unwinds on a run of more than one rank aborts the whole MPI job (MPI_Abort, exit 2)
+//    instead of waiting for ranks that may never arrive. abort_job(code) does so explicitly.
 #pragma once
 #include <memory>
 #include <string>
@@ -31,6 +42,7 @@ struct RuntimeOptions {
   int ncpu = -1;             // -1: STARPU_NCPU or StarPU's default
   int ncuda = -1;            // -1: STARPU_NCUDA or StarPU's default
   std::string scheduler;     // empty: STARPU_SCHED or StarPU's default
+  int mpi = -1;              // StarPU-MPI: -1 STARDIFF_MPI or mpirun's environment, 0 off, 1 on
 };
 
 // One StarPU memory node (Runtime::memory_nodes). limit / available: bytes, -1 where no
@@ -57,6 +69,12 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   static bool active();
+  bool mpi() const { return mpi_; }  // started with StarPU-MPI
+  int rank() const;                  // MPI rank (0 without MPI)
+  int size() const;                  // MPI ranks (1 without MPI)
+  // Ends the whole job now: MPI_Abort under MPI, else _Exit(code). For drivers whose ranks
+  // may have diverged (an error on one rank): the others would wait for it forever.
+  [[noreturn]] void abort_job(int code) const;
   int worker_count() const;
   int cpu_workers() const;
   int cuda_workers() const;
@@ -75,6 +93,7 @@ class Runtime {
 
  private:
   bool paused_ = false;
+  bool mpi_ = false;
 };
 
 // RAII: workers paused for the guard's scope (host-only work between task graphs).
@@ -110,6 +129,10 @@ Topology machine_topology();
 
 bool stardiff_cuda_kernels_built();  // codelets/cuda compiled into this library
 bool stardiff_starpu_cuda();          // StarPU CUDA codelet wrappers compiled
+bool stardiff_mpi_built();            // the StarPU-MPI runtime option is available
+// Whether RuntimeOptions::mpi = -1 would start StarPU-MPI (STARDIFF_MPI, else mpirun's
+// environment); Error for a STARDIFF_MPI other than 0 or 1.
+bool mpi_requested_by_environment();
 
 // Inserts one StarPU task per submission. Requires a live Runtime.
 class StarpuExecutor final : public Executor {
@@ -128,6 +151,12 @@ class StarpuExecutor final : public Executor {
   std::size_t count_ = 0;
   std::unique_ptr<TaskFailure> failure_;
 };
+// Under StarPU-MPI (Runtime::mpi()): StarpuExecutor submits each task with
+// starpu_mpi_task_build/post_build; it runs on the owner of the first buffer it writes
+// (every rank when that buffer is kEveryRank); StarPU-MPI moves the buffers. wait_all() is
+// collective: it waits for every rank's tasks and communications and throws on every rank
+// when a task failed on any (the failing rank names the task). Tasks that write no buffer
+// run on rank 0.
 
 // "starpu" (needs a live Runtime) or "sequential"; anything else throws Error.
 std::unique_ptr<Executor> make_executor(const std::string& kind);

@@ -10,12 +10,15 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 
 #include "runtime/handle_impl.hpp"
+#include "runtime/starpu/mpi_layer.hpp"
 
 extern "C" {
 // OpenBLAS controls (weak: absent with another BLAS).
@@ -134,6 +137,18 @@ bool runtime_alive() { return g_alive.load(std::memory_order_acquire); }
 std::uint64_t runtime_generation() { return g_generation.load(std::memory_order_acquire); }
 }  // namespace detail
 
+bool mpi_requested_by_environment() {
+  if (const char* e = std::getenv("STARDIFF_MPI"); e && *e) {
+    if (std::strcmp(e, "0") == 0) return false;
+    if (std::strcmp(e, "1") == 0) return true;
+    throw Error(std::string("stardiff::Runtime: STARDIFF_MPI='") + e + "' is neither 0 nor 1");
+  }
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
+}
+bool stardiff_mpi_built() { return detail::mpi_built(); }
+int mpi_rank() { return detail::mpi_rank_now(); }
+int mpi_size() { return detail::mpi_size_now(); }
+
 Runtime::Runtime() : Runtime(RuntimeOptions{}) {}
 
 Runtime::Runtime(const RuntimeOptions& opts) {
@@ -143,6 +158,9 @@ Runtime::Runtime(const RuntimeOptions& opts) {
   try {
     default_starpu_home();
     check_environment(opts);
+    require(opts.mpi >= -1 && opts.mpi <= 1, "stardiff::Runtime: RuntimeOptions::mpi must be -1, 0 or 1");
+    mpi_ = opts.mpi == 1 || (opts.mpi == -1 && mpi_requested_by_environment());
+    if (mpi_ && !detail::mpi_built()) detail::mpi_start(nullptr);  // throws the reason
   } catch (...) {
     g_alive.store(false);
     throw;
@@ -162,13 +180,19 @@ Runtime::Runtime(const RuntimeOptions& opts) {
     const std::string sched = !opts.scheduler.empty() ? opts.scheduler : env ? env : "";
     if (sched.rfind("dm", 0) == 0 || sched == "heft" || sched == "pheft") conf.calibrate = 1;
   }
-  int ret = starpu_init(&conf);
+  int ret = 0;
+  try {
+    ret = mpi_ ? detail::mpi_start(&conf) : starpu_init(&conf);
+  } catch (...) {
+    g_alive.store(false);
+    throw;
+  }
   if (ret != 0) {
     g_alive.store(false);
     std::string why = ret == -ENODEV ? "no worker could be started (check STARPU_NCPU, STARPU_NCUDA, "
                                        "STARPU_NOPENCL and the machine's devices)"
                                      : std::string(std::strerror(-ret));
-    throw Error("starpu_init failed: " + why);
+    throw Error(std::string(mpi_ ? "starpu_mpi_init_conf" : "starpu_init") + " failed: " + why);
   }
   g_generation.fetch_add(1);
   if (openblas_set_num_threads && openblas_get_num_threads) {
@@ -192,13 +216,27 @@ void Runtime::resume() {
 
 Runtime::~Runtime() {
   if (paused_) starpu_resume();
+  if (mpi_ && detail::mpi_size_now() > 1 && std::uncaught_exceptions() > 0) {
+    std::fprintf(stderr, "stardiff::Runtime: rank %d unwinds an exception; aborting the MPI job (the other ranks "
+                 "cannot be waited for)\n", detail::mpi_rank_now());
+    std::fflush(stderr);
+    detail::mpi_abort(2);
+  }
   starpu_task_wait_for_all();
-  starpu_shutdown();
+  if (mpi_) detail::mpi_stop();
+  else starpu_shutdown();
   if (openblas_set_num_threads && g_saved_blas_threads > 0) openblas_set_num_threads(g_saved_blas_threads);
   g_alive.store(false, std::memory_order_release);
 }
 
 bool Runtime::active() { return g_alive.load(); }
+int Runtime::rank() const { return mpi_ ? detail::mpi_rank_now() : 0; }
+int Runtime::size() const { return mpi_ ? detail::mpi_size_now() : 1; }
+void Runtime::abort_job(int code) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  detail::mpi_abort(code);
+}
 int Runtime::worker_count() const { return static_cast<int>(starpu_worker_get_count()); }
 int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
 int Runtime::cuda_workers() const { return starpu_cuda_worker_get_count(); }

@@ -8,6 +8,7 @@
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/starpu_codelet.hpp"
+#include "runtime/starpu/mpi_layer.hpp"
 
 namespace stardiff::detail {
 
@@ -57,6 +58,7 @@ void* starpu_ensure_registered(HandleImpl& h) {
     starpu_data_set_name(sh, h.name.c_str());
     h.starpu = sh;
     h.generation = runtime_generation();
+    mpi_register(h);
   }
   if (h.redux_init != nullptr && !h.redux_installed) {
     starpu_data_set_reduction_methods(static_cast<starpu_data_handle_t>(h.starpu),
@@ -81,6 +83,7 @@ void starpu_acquire(HandleImpl& h, Access mode) {
   check_live(h);
   if (mode != Access::R && mode != Access::W && mode != Access::RW)
     throw Error("acquire of handle " + describe(h) + ": only R, W or RW host access");
+  if (reads(mode)) mpi_host_read(h);  // MPI: the owner's data on every rank first
   int ret = starpu_data_acquire(static_cast<starpu_data_handle_t>(h.starpu), starpu_mode(mode));
   if (ret != 0) throw Error("starpu_data_acquire failed on handle " + describe(h));
 }
@@ -106,6 +109,7 @@ void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n) 
     children[i]->starpu = ch[i];
     children[i]->generation = runtime_generation();
     starpu_data_set_name(ch[i], children[i]->name.c_str());
+    mpi_register(*children[i]);
   }
   starpu_data_partition_submit(ph, static_cast<unsigned>(n), ch.data());
 }

@@ -14,6 +14,7 @@
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/starpu_codelet.hpp"
+#include "runtime/starpu/mpi_layer.hpp"
 #include "stardiff/runtime/runtime.hpp"
 
 namespace stardiff {
@@ -279,6 +280,31 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
     task_name = block + hdr->name_offset;
   }
 
+  if (detail::mpi_on()) {
+    // StarPU-MPI: runs on the owner of the first buffer written (rank 0 if none is written).
+    int exec = -1;
+    for (std::size_t i = 0; i < n && exec == -1; ++i)
+      if (writes(data[i].mode)) exec = data[i].handle->impl()->owner;
+    if (exec == -1) exec = 0;
+    if (exec == kEveryRank && detail::mpi_size_now() > 1)
+      for (std::size_t i = 0; i < n; ++i)
+        if (data[i].handle->impl()->owner != kEveryRank) {
+          if (cl_arg_size != 0) std::free(cl_arg);
+          throw Error("task '" + name + "': writes a replicated (kEveryRank) handle but also accesses handle " +
+                      detail::describe(*data[i].handle->impl()) + " owned by rank " +
+                      std::to_string(data[i].handle->impl()->owner) +
+                      " (a task on replicated data runs on every rank and may touch replicated data only)");
+        }
+    std::vector<starpu_data_access_mode> modes(n);
+    for (std::size_t i = 0; i < n; ++i) modes[i] = detail::starpu_mode(data[i].mode);
+    int ret = detail::mpi_submit(&impl.task.cl, hs, modes.data(), static_cast<int>(n), exec, cl_arg, cl_arg_size,
+                                 opts.priority, task_name);
+    if (ret == -ENODEV) throw Error("task '" + name + "': no StarPU worker can run codelet " + cl.name());
+    if (ret != 0) throw Error("task '" + name + "': starpu_task_submit failed (" + std::strerror(-ret) + ")");
+    ++count_;
+    return;
+  }
+
   starpu_task* t = starpu_task_create();
   t->cl = &impl.task.cl;
   t->nbuffers = static_cast<int>(n);
@@ -318,7 +344,21 @@ int StarpuExecutor::concurrency() const {
 
 void StarpuExecutor::wait_all() {
   if (!detail::runtime_alive()) throw Error("StarpuExecutor::wait_all: the StarPU runtime has ended");
-  starpu_task_wait_for_all();
+  if (detail::mpi_on()) {
+    detail::mpi_wait_all();
+    bool mine;
+    {
+      std::lock_guard<std::mutex> l1(failure_->mutex);
+      std::lock_guard<std::mutex> l2(detail::internal_failures().mutex);
+      mine = failure_->failed || detail::internal_failures().failed;
+    }
+    const int bad = detail::mpi_lowest_failed(mine);
+    if (bad >= 0 && !mine)
+      throw Error("StarpuExecutor::wait_all: a task failed on MPI rank " + std::to_string(bad) +
+                  " (that rank reports which)");
+  } else {
+    starpu_task_wait_for_all();
+  }
   failure_->raise_and_clear();
   detail::internal_failures().raise_and_clear();
 }

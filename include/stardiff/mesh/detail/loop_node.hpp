@@ -25,6 +25,8 @@ void check_range(const std::string& loop, const Block& block, const Range& range
 // Tile t's part of range (outer dimension clipped to the rows tile t owns); false if empty.
 bool tile_range(const Block& block, const Range& range, int t, int lo[3], int hi[3]);
 std::string adjoint_signature(const std::vector<LoopArgDesc>& args);
+// StarPU-MPI: Error unless every tiled dat of the loop has the same tile owners.
+void check_distribution(const std::string& loop, const std::vector<LoopArgDesc>& args);
 
 template <class T, Mode M>
 LoopArgDesc describe(const ArgDat<T, M>& a, int argi, unsigned reads) {
@@ -254,6 +256,7 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
       ++i;
     };
     (check(a), ...);
+    check_distribution(name, desc);
     for (std::size_t p = 0; p < desc.size(); ++p)
       for (std::size_t q = 0; q < desc.size(); ++q)
         if (p != q && desc[p].writes() && desc[q].kind == LoopArgDesc::Kind::Dat && desc[q].dat == desc[p].dat)

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Smoke run of mpi_scaling on 2 ranks (label mpi): both ranks send and run tasks, bitwise.
+if(TARGET mpi_scaling AND STARDIFF_MPI AND STARDIFF_MPIRUN)
+  add_test(NAME bench.mpi_scaling COMMAND ${STARDIFF_MPIRUN} --allow-run-as-root --oversubscribe --bind-to none
+    -np 2 $<TARGET_FILE:mpi_scaling> --n 24 --iters 4 --tiles 4)
+  set_tests_properties(bench.mpi_scaling PROPERTIES LABELS mpi TIMEOUT 300
+    ENVIRONMENT "${STARDIFF_TEST_ENV};STARPU_NCPU=1;STARPU_COMM_STATS=1"
+    PASS_REGULAR_EXPRESSION "rank=1 tiles=4 tasks=[0-9]+ tasks_run=[1-9][0-9]* messages=[1-9][0-9]* bytes_sent=[1-9][0-9]*\n.*ranks=2 n=24 iters=4 E=[0-9.e-]+ bitwise=yes"
+    FAIL_REGULAR_EXPRESSION "bitwise=no")
+else()
+  stardiff_skipped_test(bench.mpi_scaling_not_run "mpi_scaling needs StarPU-MPI, mpirun and the mesh/adjoint modules" mpi)
+endif()
