@@ -13,6 +13,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <stardiff/mesh/par_loop.hpp>
 
@@ -169,6 +170,22 @@ struct DtSound {
     cc = std::max(std::sqrt(cc), g_small);
     dtc(0, 0) = dtc_safe * std::min(dsx, dsy) / cc;
   }
+  static constexpr unsigned adjoint_reads = 0b11111;
+  void adjoint(R celldx, W celldx_a1s, R celldy, W celldy_a1s, R soundspeed, W soundspeed_a1s, R viscosity,
+               W viscosity_a1s, R density0, W density0_a1s, R, W dtc_a1s) const {
+    const double g = dtc_a1s(0, 0);
+    if (g == 0.0) return;
+    const double dsx = celldx(0, 0), dsy = celldy(0, 0), ss = soundspeed(0, 0), rho = density0(0, 0);
+    const double q = ss * ss + 2.0 * viscosity(0, 0) / rho;
+    const double r = std::sqrt(q), cc = std::max(r, g_small);
+    const double ds = std::min(dsx, dsy);
+    (dsy < dsx ? celldy_a1s : celldx_a1s)(0, 0) += g * dtc_safe / cc;
+    if (r < g_small) return;
+    const double dq = -g * dtc_safe * ds / (cc * cc) * (0.5 / r);
+    soundspeed_a1s(0, 0) += dq * 2.0 * ss;
+    viscosity_a1s(0, 0) += dq * 2.0 / rho;
+    density0_a1s(0, 0) -= dq * 2.0 * viscosity(0, 0) / (rho * rho);
+  }
 };
 // calc_dt, part 2: the velocity and divergence limits, folded with part 1 into a MIN.
 struct DtTerms {
@@ -215,27 +232,214 @@ struct DtControl {
     *y += celly(0, 0);
   }
 };
+// The time step as an active quantity (recording with dt active): a one-point loop at the
+// cell that set dt re-evaluates its limits and updates dt (a dat lacking both axes) to
+// min(that cell's limit, dt_old * dtrise, dtmax), the host's arithmetic, so its adjoint is
+// the derivative of calc_dt's MIN and clamps: to the limit that won (the first on ties,
+// as Fortran's MIN), to the previous dt through dtrise, or nothing (dtmax).
+struct DtSet {
+  DtTerms t;
+  double dtrise, dtmax;
+  static constexpr unsigned adjoint_reads = 0b1111111;
+  void operator()(R dtc, R xvel0, R yvel0, R xarea, R yarea, R volume, W dt) const {
+    double v[4];
+    t.terms(dtc, xvel0, yvel0, xarea, yarea, volume, v);
+    const double m = std::min(std::min(v[0], v[1]), std::min(v[2], v[3]));
+    dt(0, 0) = std::min({m, dt(0, 0) * dtrise, dtmax});
+  }
+  void adjoint(R dtc, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea, W xarea_a1s, R yarea,
+               W yarea_a1s, R volume, W volume_a1s, R dt, W dt_a1s) const {
+    const double g = dt_a1s(0, 0);
+    double v[4];
+    t.terms(dtc, xvel0, yvel0, xarea, yarea, volume, v);
+    int c = 0;
+    for (int i = 1; i < 4; ++i)
+      if (v[i] < v[c]) c = i;
+    const double m = v[c], rise = dt(0, 0) * dtrise;
+    // std::min({m, rise, dtmax}) returns the first smallest.
+    if (!(rise < m) && !(dtmax < m)) {
+      dt_a1s(0, 0) = 0.0;
+      limit_adjoint(c, g, dtc_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xarea, xarea_a1s, yarea, yarea_a1s, volume,
+                    volume_a1s);
+    } else if (!(dtmax < rise)) {
+      dt_a1s(0, 0) = g * dtrise;
+    } else {
+      dt_a1s(0, 0) = 0.0;
+    }
+  }
+  // Adjoint of limit c of DtTerms::terms (0 sound, 1 xvel, 2 yvel, 3 div) seeded with g.
+  void limit_adjoint(int c, double g, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea,
+                     W xarea_a1s, R yarea, W yarea_a1s, R volume, W volume_a1s) const {
+    const double vol = volume(0, 0);
+    if (c == 0) {
+      dtc_a1s(0, 0) += g;
+      return;
+    }
+    if (c == 1 || c == 2) {
+      // dt = safe * 2 vol / max(|dv1|, |dv2|, g_small vol), the first largest on ties.
+      const bool x = c == 1;
+      const double safe = x ? t.dtu_safe : t.dtv_safe;
+      R vel = x ? xvel0 : yvel0;
+      W vel_a1s = x ? xvel0_a1s : yvel0_a1s;
+      R area = x ? xarea : yarea;
+      W area_a1s = x ? xarea_a1s : yarea_a1s;
+      // dv1 = (v(a) + v(b)) area(0,0), dv2 = (v(c) + v(d)) area(e): x: a=(0,0) b=(0,1)
+      // c=(1,0) d=(1,1) e=(1,0); y: a=(0,0) b=(1,0) c=(0,1) d=(1,1) e=(0,1).
+      const int bi = x ? 0 : 1, bj = x ? 1 : 0, ci = x ? 1 : 0, cj = x ? 0 : 1;
+      const double s1 = vel(0, 0) + vel(bi, bj), s2 = vel(ci, cj) + vel(1, 1);
+      const double dv1 = s1 * area(0, 0), dv2 = s2 * area(ci, cj);
+      const double a1 = std::fabs(dv1), a2 = std::fabs(dv2), a3 = g_small * vol;
+      const double D = std::max({a1, a2, a3});
+      const double num = safe * 2.0 * vol;
+      volume_a1s(0, 0) += g * safe * 2.0 / D;
+      const double gD = -g * num / (D * D);
+      if (!(a1 < D)) {
+        const double gd = gD * (dv1 < 0.0 ? -1.0 : 1.0);
+        vel_a1s(0, 0) += gd * area(0, 0);
+        vel_a1s(bi, bj) += gd * area(0, 0);
+        area_a1s(0, 0) += gd * s1;
+      } else if (!(a2 < D)) {
+        const double gd = gD * (dv2 < 0.0 ? -1.0 : 1.0);
+        vel_a1s(ci, cj) += gd * area(ci, cj);
+        vel_a1s(1, 1) += gd * area(ci, cj);
+        area_a1s(ci, cj) += gd * s2;
+      } else {
+        volume_a1s(0, 0) += gD * g_small;
+      }
+      return;
+    }
+    // div limit: dtdiv_safe * (-1 / div), div = (dvx2 - dvx1 + dvy2 - dvy1) / (2 vol) < -g_small.
+    const double sx1 = xvel0(0, 0) + xvel0(0, 1), sx2 = xvel0(1, 0) + xvel0(1, 1);
+    const double sy1 = yvel0(0, 0) + yvel0(1, 0), sy2 = yvel0(0, 1) + yvel0(1, 1);
+    const double num = sx2 * xarea(1, 0) - sx1 * xarea(0, 0) + sy2 * yarea(0, 1) - sy1 * yarea(0, 0);
+    const double div = num / (2.0 * vol);
+    if (!(div < -g_small)) return;  // g_big: a constant
+    const double gdiv = g * t.dtdiv_safe / (div * div);
+    const double gn = gdiv / (2.0 * vol);
+    volume_a1s(0, 0) -= gdiv * div / vol;
+    xvel0_a1s(1, 0) += gn * xarea(1, 0);
+    xvel0_a1s(1, 1) += gn * xarea(1, 0);
+    xvel0_a1s(0, 0) -= gn * xarea(0, 0);
+    xvel0_a1s(0, 1) -= gn * xarea(0, 0);
+    xarea_a1s(1, 0) += gn * sx2;
+    xarea_a1s(0, 0) -= gn * sx1;
+    yvel0_a1s(0, 1) += gn * yarea(0, 1);
+    yvel0_a1s(1, 1) += gn * yarea(0, 1);
+    yvel0_a1s(0, 0) -= gn * yarea(0, 0);
+    yvel0_a1s(1, 0) -= gn * yarea(0, 0);
+    yarea_a1s(0, 1) += gn * sy2;
+    yarea_a1s(0, 0) -= gn * sy1;
+  }
+};
 
 // ---- PdV, revert, accelerate, fluxes ------------------------------------------------
-// total volume flux of a cell; predictor: half a step of the old velocities.
+// total volume flux of a cell; predictor: half a step of the old velocities, corrector:
+// the step of the mean of old and new. The time step comes as a constant (dt, the primal
+// and --passive-dt) or from a dat lacking both axes (the ...D variants: dt active).
 struct PdvFluxPredict {
   double dt;
-  void operator()(R xarea, R yarea, R xvel0, R yvel0, W total) const {
+  static double flux(double dt, R xarea, R yarea, R xvel0, R yvel0) {
     const double left = (xarea(0, 0) * (xvel0(0, 0) + xvel0(0, 1) + xvel0(0, 0) + xvel0(0, 1))) * 0.25 * dt * 0.5;
     const double right = (xarea(1, 0) * (xvel0(1, 0) + xvel0(1, 1) + xvel0(1, 0) + xvel0(1, 1))) * 0.25 * dt * 0.5;
     const double bottom = (yarea(0, 0) * (yvel0(0, 0) + yvel0(1, 0) + yvel0(0, 0) + yvel0(1, 0))) * 0.25 * dt * 0.5;
     const double top = (yarea(0, 1) * (yvel0(0, 1) + yvel0(1, 1) + yvel0(0, 1) + yvel0(1, 1))) * 0.25 * dt * 0.5;
-    total(0, 0) = right - left + top - bottom;
+    return right - left + top - bottom;
+  }
+  // Adjoint of flux() seeded with g; returns d flux / d dt times g.
+  static double flux_adjoint(double dt, double g, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0,
+                             W xvel0_a1s, R yvel0, W yvel0_a1s) {
+    const double c = 0.25 * 0.5 * 2.0;  // per unit dt: area * 2 (u_a + u_b) * 0.25 * 0.5
+    const double sl = xvel0(0, 0) + xvel0(0, 1), sr = xvel0(1, 0) + xvel0(1, 1);
+    const double sb = yvel0(0, 0) + yvel0(1, 0), st = yvel0(0, 1) + yvel0(1, 1);
+    const double gc = g * c * dt;
+    xvel0_a1s(0, 0) -= gc * xarea(0, 0);
+    xvel0_a1s(0, 1) -= gc * xarea(0, 0);
+    xvel0_a1s(1, 0) += gc * xarea(1, 0);
+    xvel0_a1s(1, 1) += gc * xarea(1, 0);
+    yvel0_a1s(0, 0) -= gc * yarea(0, 0);
+    yvel0_a1s(1, 0) -= gc * yarea(0, 0);
+    yvel0_a1s(0, 1) += gc * yarea(0, 1);
+    yvel0_a1s(1, 1) += gc * yarea(0, 1);
+    xarea_a1s(0, 0) -= gc * sl;
+    xarea_a1s(1, 0) += gc * sr;
+    yarea_a1s(0, 0) -= gc * sb;
+    yarea_a1s(0, 1) += gc * st;
+    return g * c * (xarea(1, 0) * sr - xarea(0, 0) * sl + yarea(0, 1) * st - yarea(0, 0) * sb);
+  }
+  static constexpr unsigned adjoint_reads = 0b1111;
+  void operator()(R xarea, R yarea, R xvel0, R yvel0, W total) const {
+    total(0, 0) = flux(dt, xarea, yarea, xvel0, yvel0);
+  }
+  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R,
+               W total_a1s) const {
+    flux_adjoint(dt, total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s);
+  }
+};
+struct PdvFluxPredictD {
+  static constexpr unsigned adjoint_reads = 0b11111;
+  void operator()(R xarea, R yarea, R xvel0, R yvel0, R dt, W total) const {
+    total(0, 0) = PdvFluxPredict::flux(dt(0, 0), xarea, yarea, xvel0, yvel0);
+  }
+  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R dt,
+               W dt_a1s, R, W total_a1s) const {
+    dt_a1s(0, 0) += PdvFluxPredict::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s,
+                                                 xvel0, xvel0_a1s, yvel0, yvel0_a1s);
   }
 };
 struct PdvFluxCorrect {
   double dt;
-  void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W total) const {
+  static double flux(double dt, R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1) {
     const double left = (xarea(0, 0) * (xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1))) * 0.25 * dt;
     const double right = (xarea(1, 0) * (xvel0(1, 0) + xvel0(1, 1) + xvel1(1, 0) + xvel1(1, 1))) * 0.25 * dt;
     const double bottom = (yarea(0, 0) * (yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0))) * 0.25 * dt;
     const double top = (yarea(0, 1) * (yvel0(0, 1) + yvel0(1, 1) + yvel1(0, 1) + yvel1(1, 1))) * 0.25 * dt;
-    total(0, 0) = right - left + top - bottom;
+    return right - left + top - bottom;
+  }
+  static double flux_adjoint(double dt, double g, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0,
+                             W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1, W yvel1_a1s) {
+    const double sl = xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1);
+    const double sr = xvel0(1, 0) + xvel0(1, 1) + xvel1(1, 0) + xvel1(1, 1);
+    const double sb = yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0);
+    const double st = yvel0(0, 1) + yvel0(1, 1) + yvel1(0, 1) + yvel1(1, 1);
+    const double gc = g * 0.25 * dt;
+    for (W a : {xvel0_a1s, xvel1_a1s}) {
+      a(0, 0) -= gc * xarea(0, 0);
+      a(0, 1) -= gc * xarea(0, 0);
+      a(1, 0) += gc * xarea(1, 0);
+      a(1, 1) += gc * xarea(1, 0);
+    }
+    for (W a : {yvel0_a1s, yvel1_a1s}) {
+      a(0, 0) -= gc * yarea(0, 0);
+      a(1, 0) -= gc * yarea(0, 0);
+      a(0, 1) += gc * yarea(0, 1);
+      a(1, 1) += gc * yarea(0, 1);
+    }
+    xarea_a1s(0, 0) -= gc * sl;
+    xarea_a1s(1, 0) += gc * sr;
+    yarea_a1s(0, 0) -= gc * sb;
+    yarea_a1s(0, 1) += gc * st;
+    return g * 0.25 * (xarea(1, 0) * sr - xarea(0, 0) * sl + yarea(0, 1) * st - yarea(0, 0) * sb);
+  }
+  static constexpr unsigned adjoint_reads = 0b111111;
+  void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W total) const {
+    total(0, 0) = flux(dt, xarea, yarea, xvel0, yvel0, xvel1, yvel1);
+  }
+  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
+               W xvel1_a1s, R yvel1, W yvel1_a1s, R, W total_a1s) const {
+    flux_adjoint(dt, total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1,
+                 xvel1_a1s, yvel1, yvel1_a1s);
+  }
+};
+struct PdvFluxCorrectD {
+  static constexpr unsigned adjoint_reads = 0b1111111;
+  void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, R dt, W total) const {
+    total(0, 0) = PdvFluxCorrect::flux(dt(0, 0), xarea, yarea, xvel0, yvel0, xvel1, yvel1);
+  }
+  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
+               W xvel1_a1s, R yvel1, W yvel1_a1s, R dt, W dt_a1s, R, W total_a1s) const {
+    dt_a1s(0, 0) += PdvFluxCorrect::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s,
+                                                 xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s, yvel1,
+                                                 yvel1_a1s);
   }
 };
 struct PdvUpdate {
@@ -254,13 +458,38 @@ struct Copy2 {  // a1 = a0, b1 = b0 (revert, reset_field)
     b1(0, 0) = b0(0, 0);
   }
 };
-// accelerate: half the step over the nodal mass.
+// accelerate: half the step over the nodal mass (halfdt constant, or 0.5 dt from the dat).
 struct StepByMass {
   double halfdt;
-  void operator()(R density0, R volume, W sbm) const {
-    sbm(0, 0) = halfdt / ((density0(-1, -1) * volume(-1, -1) + density0(0, -1) * volume(0, -1) +
-                           density0(0, 0) * volume(0, 0) + density0(-1, 0) * volume(-1, 0)) *
-                          0.25);
+  static double mass4(R density0, R volume) {
+    return (density0(-1, -1) * volume(-1, -1) + density0(0, -1) * volume(0, -1) + density0(0, 0) * volume(0, 0) +
+            density0(-1, 0) * volume(-1, 0)) *
+           0.25;
+  }
+  // Adjoint seeded with g; returns d sbm / d halfdt times g.
+  static double sbm_adjoint(double halfdt, double g, R density0, W density0_a1s, R volume, W volume_a1s) {
+    const double m = mass4(density0, volume);
+    const double gm = -g * halfdt / (m * m) * 0.25;
+    for (auto [i, j] : {std::pair{-1, -1}, std::pair{0, -1}, std::pair{0, 0}, std::pair{-1, 0}}) {
+      density0_a1s(i, j) += gm * volume(i, j);
+      volume_a1s(i, j) += gm * density0(i, j);
+    }
+    return g / m;
+  }
+  static constexpr unsigned adjoint_reads = 0b11;
+  void operator()(R density0, R volume, W sbm) const { sbm(0, 0) = halfdt / mass4(density0, volume); }
+  void adjoint(R density0, W density0_a1s, R volume, W volume_a1s, R, W sbm_a1s) const {
+    sbm_adjoint(halfdt, sbm_a1s(0, 0), density0, density0_a1s, volume, volume_a1s);
+  }
+};
+struct StepByMassD {
+  static constexpr unsigned adjoint_reads = 0b111;
+  void operator()(R density0, R volume, R dt, W sbm) const {
+    sbm(0, 0) = 0.5 * dt(0, 0) / StepByMass::mass4(density0, volume);
+  }
+  void adjoint(R density0, W density0_a1s, R volume, W volume_a1s, R dt, W dt_a1s, R, W sbm_a1s) const {
+    dt_a1s(0, 0) += 0.5 * StepByMass::sbm_adjoint(0.5 * dt(0, 0), sbm_a1s(0, 0), density0, density0_a1s, volume,
+                                                  volume_a1s);
   }
 };
 struct AccelerateX {
@@ -285,9 +514,61 @@ struct AccelerateY {
 };
 struct FluxCalc {
   double dt;
-  void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W vol_flux_x, W vol_flux_y) const {
+  static void fluxes(double dt, R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W vol_flux_x, W vol_flux_y) {
     vol_flux_x(0, 0) = 0.25 * dt * xarea(0, 0) * (xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1));
     vol_flux_y(0, 0) = 0.25 * dt * yarea(0, 0) * (yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0));
+  }
+  // Adjoint seeded with vol_flux_x_a1s, vol_flux_y_a1s; returns the dt adjoint.
+  static double fluxes_adjoint(double dt, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s,
+                               R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1, W yvel1_a1s, W vol_flux_x_a1s,
+                               W vol_flux_y_a1s) {
+    const double gx = vol_flux_x_a1s(0, 0), gy = vol_flux_y_a1s(0, 0);
+    const double sx = xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1);
+    const double sy = yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0);
+    const double cx = 0.25 * dt * xarea(0, 0) * gx, cy = 0.25 * dt * yarea(0, 0) * gy;
+    xvel0_a1s(0, 0) += cx;
+    xvel0_a1s(0, 1) += cx;
+    xvel1_a1s(0, 0) += cx;
+    xvel1_a1s(0, 1) += cx;
+    yvel0_a1s(0, 0) += cy;
+    yvel0_a1s(1, 0) += cy;
+    yvel1_a1s(0, 0) += cy;
+    yvel1_a1s(1, 0) += cy;
+    xarea_a1s(0, 0) += 0.25 * dt * sx * gx;
+    yarea_a1s(0, 0) += 0.25 * dt * sy * gy;
+    return 0.25 * (xarea(0, 0) * sx * gx + yarea(0, 0) * sy * gy);
+  }
+  static constexpr unsigned adjoint_reads = 0b111111;
+  void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W vol_flux_x, W vol_flux_y) const {
+    fluxes(dt, xarea, yarea, xvel0, yvel0, xvel1, yvel1, vol_flux_x, vol_flux_y);
+  }
+  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
+               W xvel1_a1s, R yvel1, W yvel1_a1s, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s) const {
+    fluxes_adjoint(dt, xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s,
+                   yvel1, yvel1_a1s, vol_flux_x_a1s, vol_flux_y_a1s);
+  }
+};
+// flux_calc with dt from the dat, one face direction per loop (D = 0: x faces from
+// xarea, xvel0, xvel1 at (0,0) and (0,1); D = 1: y faces from yarea, yvel0, yvel1 at
+// (0,0) and (1,0)): FluxCalc's arithmetic.
+template <int D>
+struct FluxCalcD {
+  static constexpr unsigned adjoint_reads = 0b1111;
+  static constexpr int oi = D == 0 ? 0 : 1, oj = D == 0 ? 1 : 0;
+  void operator()(R area, R vel0, R vel1, R dt, W vol_flux) const {
+    vol_flux(0, 0) = 0.25 * dt(0, 0) * area(0, 0) * (vel0(0, 0) + vel0(oi, oj) + vel1(0, 0) + vel1(oi, oj));
+  }
+  void adjoint(R area, W area_a1s, R vel0, W vel0_a1s, R vel1, W vel1_a1s, R dt, W dt_a1s, R,
+               W vol_flux_a1s) const {
+    const double g = vol_flux_a1s(0, 0);
+    const double sum = vel0(0, 0) + vel0(oi, oj) + vel1(0, 0) + vel1(oi, oj);
+    const double c = 0.25 * dt(0, 0) * area(0, 0) * g;
+    vel0_a1s(0, 0) += c;
+    vel0_a1s(oi, oj) += c;
+    vel1_a1s(0, 0) += c;
+    vel1_a1s(oi, oj) += c;
+    area_a1s(0, 0) += 0.25 * dt(0, 0) * sum * g;
+    dt_a1s(0, 0) += 0.25 * area(0, 0) * sum * g;
   }
 };
 
