@@ -8,6 +8,11 @@
 # the file and line; unknown keys are warned about.
 if(TARGET stardiff-cloverleaf)
   set(_cl ${PROJECT_SOURCE_DIR}/apps/cloverleaf)
+  # The adjoints of the kernels carrying dt against central differences (unit).
+  stardiff_test_binary(${_cl}/test_dt_adjoints.cpp)
+  target_include_directories(test_dt_adjoints PRIVATE ${_cl})
+  add_test(NAME cloverleaf.dt_adjoints COMMAND test_dt_adjoints)
+  set_tests_properties(cloverleaf.dt_adjoints PROPERTIES LABELS unit ENVIRONMENT "${STARDIFF_TEST_ENV}")
   set(_drv $<TARGET_FILE:stardiff-cloverleaf>)
   set(_tp1 ${_cl}/decks/clover.in_default)
   set(_pass "This test is considered PASSED")
