@@ -126,19 +126,18 @@ void Clover::update_halo(const std::vector<DatD*>& fields, int depth) {
 }
 
 namespace {
-template <class K>
-void mirror_loop(const std::string& name, Block& b, const Range& r, const K& kern, const Stencil& st,
+void mirror_loop(const std::string& name, Block& b, const Range& r, const k::ReflectSide& kern, const Stencil& st,
                  const std::vector<Clover::DatD*>& f, const std::vector<Clover::DatD*>& m) {
   switch (f.size()) {
     case 1:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*m[0], WRITE));
+      par_loop(name, b, r, k::Reflect<1>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*m[0], WRITE));
       break;
     case 2:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
+      par_loop(name, b, r, k::Reflect<2>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
                arg_dat(*m[0], WRITE), arg_dat(*m[1], WRITE));
       break;
     default:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
+      par_loop(name, b, r, k::Reflect<3>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
                arg_dat(*f[2], st, READ), arg_dat(*m[0], WRITE), arg_dat(*m[1], WRITE), arg_dat(*m[2], WRITE));
   }
 }
@@ -146,14 +145,14 @@ void copy_back(const std::string& name, Block& b, const Range& r, const std::vec
                const std::vector<Clover::DatD*>& m) {
   switch (f.size()) {
     case 1:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*f[0], WRITE));
+      par_loop(name, b, r, k::CopyBack<1>{}, arg_dat(*m[0], READ), arg_dat(*f[0], WRITE));
       break;
     case 2:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*f[0], WRITE),
+      par_loop(name, b, r, k::CopyBack<2>{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*f[0], WRITE),
                arg_dat(*f[1], WRITE));
       break;
     default:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*m[2], READ),
+      par_loop(name, b, r, k::CopyBack<3>{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*m[2], READ),
                arg_dat(*f[0], WRITE), arg_dat(*f[1], WRITE), arg_dat(*f[2], WRITE));
   }
 }
@@ -187,7 +186,7 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
   };
   auto side_kernel = [&](Side sd, Stencil& st) {
     const int N = sd.axis == 0 ? Nx : Ny;
-    k::Reflect r{};
+    k::ReflectSide r{};
     r.axis = sd.axis;
     r.twoc = sd.low ? lo2c : hi2c(N);
     for (std::size_t i = 0; i < group.size(); ++i) r.sign[i] = sd.axis == 0 ? group[i].sign_x : group[i].sign_y;
@@ -204,7 +203,7 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
   for (int axis : {1, 0}) {
     const Side lo{axis, true}, hi{axis, false};
     Stencil sl = zero(), sh = zero();
-    const k::Reflect kl = side_kernel(lo, sl), kh = side_kernel(hi, sh);
+    const k::ReflectSide kl = side_kernel(lo, sl), kh = side_kernel(hi, sh);
     const char* nm = axis == 1 ? "update_halo_y" : "update_halo_x";
     mirror_loop(std::string(nm) + "_mirror", *block_, side_range(lo), kl, sl, f, m);
     mirror_loop(std::string(nm) + "_mirror", *block_, side_range(hi), kh, sh, f, m);

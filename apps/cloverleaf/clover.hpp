@@ -99,6 +99,7 @@ class Clover {
   void ideal_gas(bool predict);
 
  private:
+  friend struct CloverTestAccess;  // apps/cloverleaf/test_kernel_adjoints.cpp: the loops one by one
   enum class Shape { Cell, Node, XFace, YFace };
   struct HaloField {
     DatD* f;

@@ -5,7 +5,8 @@
 # digit for digit; 5 steps of bm_short (960^2) print the Fortran reference's rows (recorded
 # in reference/); StarPU (eager, lws, dmda) and the sequential executor, on several tilings,
 # agree bitwise; --json is one object; --vtk writes the fields; malformed decks exit 2 with
-# the file and line; unknown keys are warned about.
+# the file and line; unknown keys are warned about. test_cloverleaf_kernel_adjoints (label
+# unit) checks the kernels' adjoints loop by loop (test_kernel_adjoints.cpp).
 if(TARGET stardiff-cloverleaf)
   set(_cl ${PROJECT_SOURCE_DIR}/apps/cloverleaf)
   # The adjoints of the kernels carrying dt against central differences (unit).
@@ -91,6 +92,12 @@ if(TARGET stardiff-cloverleaf)
     add_test(NAME cloverleaf.bad_args${tag} COMMAND sh -c "\"$0\" \"$1\" \"$@\"; test $? -eq 2" ${_drv} ${_tp1} ${bad})
     set_tests_properties(cloverleaf.bad_args${tag} PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
   endforeach()
+  # The adjoints of the kernels, loop by loop (dot-product tests and central differences).
+  add_executable(test_cloverleaf_kernel_adjoints ${_cl}/test_kernel_adjoints.cpp ${_cl}/clover.cpp ${_cl}/deck.cpp)
+  target_link_libraries(test_cloverleaf_kernel_adjoints PRIVATE stardiff stardiff_gtest_main GTest::gtest)
+  add_test(NAME test_cloverleaf_kernel_adjoints COMMAND test_cloverleaf_kernel_adjoints)
+  set_tests_properties(test_cloverleaf_kernel_adjoints PROPERTIES LABELS unit ENVIRONMENT "${STARDIFF_TEST_ENV}"
+    SKIP_RETURN_CODE 77 TIMEOUT 900)
   add_test(NAME cloverleaf.bad_args_no_deck COMMAND sh -c "\"$0\"; test $? -eq 2" ${_drv})
   set_tests_properties(cloverleaf.bad_args_no_deck PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}")
 else()
