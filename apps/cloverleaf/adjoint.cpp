@@ -165,31 +165,39 @@ AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, i
       }
   }
   if (opt.taylor) {
-    // Direction: uniform in [-1, 1] times each field's scale (density and energy: the
-    // value at the point; velocities: 0.1), fixed seed.
+    // Direction: each cell's density and energy moved by a random multiple (in [-1, 1],
+    // fixed seed) of its state's value, the same for every cell of a state. (A direction
+    // varying inside a uniform region meets the limiters' |difference| kinks at zero
+    // differences, where the program is not differentiable: r2 then falls at order 1.)
     std::mt19937 gen(20261202);
     std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<std::vector<double>> dir(4);
-    const std::vector<double>* g[4] = {&r.g_density, &r.g_energy, &r.g_xvel, &r.g_yvel};
-    Clover base(ex, deck, tiles);
-    base.generate();
-    const std::vector<double> rho = interior(base.density0().values(), nx, ny, 0);
-    const std::vector<double> e = interior(base.energy0().values(), nx, ny, 0);
-    long double dJ = 0;
-    for (int f = 0; f < 4; ++f) {
-      dir[f].resize(g[f]->size());
-      for (std::size_t q = 0; q < dir[f].size(); ++q) {
-        const double scale = f == 0 ? rho[q] : f == 1 ? e[q] : 0.1;
-        dir[f][q] = u(gen) * scale;
-        dJ += static_cast<long double>((*g[f])[q]) * dir[f][q];
-      }
+    std::vector<double> a(st.n), b(st.n);
+    for (int s = 0; s < st.n; ++s) {
+      a[s] = u(gen) * st.density[s];
+      b[s] = u(gen) * st.energy[s];
     }
+    std::vector<std::vector<double>> dir(4);
+    dir[0].resize(r.g_density.size());
+    dir[1].resize(r.g_energy.size());
+    dir[2].assign(r.g_xvel.size(), 0.0);
+    dir[3].assign(r.g_yvel.size(), 0.0);
+    long double dJ = 0;
+    for (int k = 0; k < ny; ++k)
+      for (int j = 0; j < nx; ++j) {
+        int owner = 0;
+        for (int s = 1; s < st.n; ++s)
+          if (st.inside(s, j, k)) owner = s;
+        const std::size_t q = static_cast<std::size_t>(j) + static_cast<std::size_t>(nx) * k;
+        dir[0][q] = a[owner];
+        dir[1][q] = b[owner];
+        dJ += static_cast<long double>(r.g_density[q]) * a[owner] + static_cast<long double>(r.g_energy[q]) * b[owner];
+      }
     r.taylor = stardiff::check_gradient(
         [&](double h) {
           if (h == 0) return r.J;
           return Clover::objective(opt.objective, run_primal(ex, deck, tiles, steps, fixed, &dir, h));
         },
-        static_cast<double>(dJ), {4e-4, 2e-4, 1e-4, 5e-5});
+        static_cast<double>(dJ), {4e-3, 2e-3, 1e-3, 5e-4});
     r.has_taylor = true;
   }
   return r;

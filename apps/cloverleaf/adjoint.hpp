@@ -17,7 +17,8 @@
 // times, an FNV-1a hash of the gradient bytes (bitwise comparisons), and on request
 // central differences of J in each state's density and energy values (rel step fd_step;
 // the perturbed programs rerun with the same step count, with passive_dt at the recorded
-// dts) and a Taylor test of the whole gradient along a random direction (taylor).
+// dts) and a Taylor test of the whole gradient (taylor) along a random direction that is
+// uniform inside each state (see run_adjoint: other directions meet the limiters' kinks).
 #pragma once
 #include <cstdint>
 #include <string>
