@@ -56,6 +56,23 @@ struct CloverTestAccess {
     for (const auto& n : names) f.push_back(&dat(c, n));
     c.update_halo(f, depth);
   }
+  // initialise_cell_x / _y and initialise_xarea / _yarea as clover.cpp submits them.
+  static void cell_axes(Clover& c) {
+    using namespace stardiff::mesh;
+    Block& b = *c.block_;
+    const int nx = c.nx_, ny = c.ny_;
+    par_loop("initialise_cell_x", b, Range{-2, nx + 2, 0, 1}, kern::CellAxis{c.dx_, 0},
+             arg_dat(*c.vertexx_, Stencil(2, {0, 0, 1, 0}), READ), arg_dat(*c.cellx_, WRITE), arg_dat(*c.celldx_, WRITE));
+    par_loop("initialise_cell_y", b, Range{0, 1, -2, ny + 2}, kern::CellAxis{c.dy_, 1},
+             arg_dat(*c.vertexy_, Stencil(2, {0, 0, 0, 1}), READ), arg_dat(*c.celly_, WRITE), arg_dat(*c.celldy_, WRITE));
+  }
+  static void areas(Clover& c) {
+    using namespace stardiff::mesh;
+    Block& b = *c.block_;
+    const Range all_cells{-2, c.nx_ + 2, -2, c.ny_ + 2};
+    par_loop("initialise_xarea", b, all_cells, kern::CopyAxis{}, arg_dat(*c.celldy_, READ), arg_dat(*c.xarea_, WRITE));
+    par_loop("initialise_yarea", b, all_cells, kern::CopyAxis{}, arg_dat(*c.celldx_, READ), arg_dat(*c.yarea_, WRITE));
+  }
   static std::vector<Reduction<double>*> summary_reductions(Clover& c) {
     return {c.s_vol_.get(), c.s_mass_.get(), c.s_ie_.get(), c.s_ke_.get(), c.s_press_.get()};
   }
@@ -111,7 +128,8 @@ std::pair<double, double> range_of(const std::string& n) {
       {"xarea", {1.0, 0.1}},        {"yarea", {1.0, 0.1}},      {"celldx", {1.0, 0.1}},     {"celldy", {1.0, 0.1}},
       {"vertexdx", {1.0, 0.1}},     {"vertexdy", {1.0, 0.1}},   {"work_cell", {0.0, 0.05}}, {"pre_vol", {1.0, 0.1}},
       {"post_vol", {1.0, 0.1}},     {"ener_flux", {0.0, 0.2}},  {"node_flux", {0.0, 0.15}}, {"node_mass_post", {1.0, 0.1}},
-      {"node_mass_pre", {1.0, 0.1}}, {"mom_flux", {0.0, 0.2}},  {"stepbymass", {0.02, 0.005}}};
+      {"node_mass_pre", {1.0, 0.1}}, {"mom_flux", {0.0, 0.2}},  {"stepbymass", {0.02, 0.005}},
+      {"vertexx", {4.5, 3.0}},      {"vertexy", {3.5, 2.5}},    {"cellx", {4.5, 3.0}},      {"celly", {3.5, 2.5}}};
   auto it = r.find(n);
   if (it == r.end()) throw std::runtime_error("no range for " + n);
   return it->second;
@@ -381,6 +399,32 @@ TEST(CloverKernelAdjoint, FieldSummary) {
   // summary(): ideal_gas, then the SUM reductions
   Harness H({"volume", "density0", "energy0", "xvel0", "yvel0"}, {}, [](Clover& c) { c.summary(); }, true);
   check(H, "field_summary");
+}
+
+TEST(CloverKernelAdjoint, SetUp) {
+  // The set-up loops that read active dats: cell centres from vertices, areas from widths.
+  Harness X({"vertexx", "vertexy"}, {"cellx", "celly"}, A::cell_axes);
+  check(X, "initialise_cell_x/y");
+  Harness Y({"celldx", "celldy"}, {"xarea", "yarea"}, A::areas);
+  check(Y, "initialise_x/yarea");
+  // Every set-up loop has an adjoint: initialise() records and reverses; what it writes
+  // depends on the deck's constants only, so a seed on its outputs reaches no input.
+  stardiff::SequentialExecutor ex;
+  Clover c(ex, small_deck(), 3, true);
+  Tape tape("initialise");
+  tape.start();
+  c.initialise();
+  tape.stop();
+  EXPECT_GT(tape.nodes(), 20u);
+  tape.seed(c.density0(), [](int i, int j, int, int) { return 1.0 + i + 10.0 * j; });
+  tape.seed(c.xvel0(), [](int i, int j, int, int) { return 2.0 - i * j; });
+  tape.reverse();
+  ex.wait_all();
+  for (const char* n : {"density0", "energy0", "xvel0", "yvel0", "vertexx", "celldx", "volume", "xarea"}) {
+    const auto a = A::dat(c, n).adjoint();
+    EXPECT_EQ(*std::max_element(a.data.begin(), a.data.end()), 0.0) << n;
+    EXPECT_EQ(*std::min_element(a.data.begin(), a.data.end()), 0.0) << n;
+  }
 }
 
 TEST(CloverKernelAdjoint, AdvectionSweeps) {
