@@ -57,8 +57,11 @@ std::string fnv1a(const std::vector<const std::vector<double>*>& fields) {
 
 }  // namespace
 
-Summary run_primal(stardiff::Executor& ex, const Deck& deck, int tiles, int steps, const std::vector<double>& dts,
-                   const std::vector<std::vector<double>>* direction, double h) {
+namespace {
+// The primal of run_primal; fields: the final interior fields (density0, energy0, xvel0, yvel0).
+Summary primal_run(stardiff::Executor& ex, const Deck& deck, int tiles, int steps, const std::vector<double>& dts,
+                   const std::vector<std::vector<double>>* direction, double h,
+                   std::vector<std::vector<double>>* fields) {
   Clover c(ex, deck, tiles);
   c.generate();
   if (direction) {
@@ -71,7 +74,18 @@ Summary run_primal(stardiff::Executor& ex, const Deck& deck, int tiles, int step
   c.initialise_fields();
   if (!dts.empty()) c.fix_dt(dts);
   for (int s = 0; s < steps; ++s) c.step();
+  if (fields) {
+    const int nx = c.nx(), ny = c.ny();
+    *fields = {interior(c.density0().values(), nx, ny, 0), interior(c.energy0().values(), nx, ny, 0),
+               interior(c.xvel0().values(), nx, ny, 1), interior(c.yvel0().values(), nx, ny, 1)};
+  }
   return c.summary();
+}
+}  // namespace
+
+Summary run_primal(stardiff::Executor& ex, const Deck& deck, int tiles, int steps, const std::vector<double>& dts,
+                   const std::vector<std::vector<double>>* direction, double h) {
+  return primal_run(ex, deck, tiles, steps, dts, direction, h, nullptr);
 }
 
 AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, int steps,
@@ -164,7 +178,7 @@ AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, i
         (f == 0 ? r.fd[s].density : r.fd[s].energy) = (Jpm[0] - Jpm[1]) / (2 * d);
       }
   }
-  if (opt.taylor) {
+  if (opt.taylor || opt.dot_test) {
     // Direction: each cell's density and energy moved by a random multiple (in [-1, 1],
     // fixed seed) of its state's value, the same for every cell of a state. (A direction
     // varying inside a uniform region meets the limiters' |difference| kinks at zero
@@ -192,13 +206,67 @@ AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, i
         dir[1][q] = b[owner];
         dJ += static_cast<long double>(r.g_density[q]) * a[owner] + static_cast<long double>(r.g_energy[q]) * b[owner];
       }
-    r.taylor = stardiff::check_gradient(
-        [&](double h) {
-          if (h == 0) return r.J;
-          return Clover::objective(opt.objective, run_primal(ex, deck, tiles, steps, fixed, &dir, h));
-        },
-        static_cast<double>(dJ), {4e-3, 2e-3, 1e-3, 5e-4});
-    r.has_taylor = true;
+    if (opt.taylor) {
+      r.taylor = stardiff::check_gradient(
+          [&](double h) {
+            if (h == 0) return r.J;
+            return Clover::objective(opt.objective, run_primal(ex, deck, tiles, steps, fixed, &dir, h));
+          },
+          static_cast<double>(dJ), {4e-3, 2e-3, 1e-3, 5e-4});
+      r.has_taylor = true;
+    }
+    if (opt.dot_test) {
+      // w: uniform in [-1, 1] on the final interior fields (fixed seed).
+      std::vector<std::vector<double>> w(4);
+      for (int f = 0; f < 4; ++f) {
+        w[f].resize(dir[f].size());
+        for (double& x : w[f]) x = u(gen);
+      }
+      // J^T w: the run recorded again (save-all; no objective), the final fields seeded with w.
+      std::vector<std::vector<double>> jtw;
+      {
+        Clover c2(ex, deck, tiles, true, !opt.passive_dt);
+        c2.generate();
+        stardiff::Tape t2("cloverleaf_dot");
+        t2.start();
+        c2.initialise_fields();
+        std::vector<std::reference_wrapper<stardiff::mesh::DatBase>> st2;
+        for (DatD* d : c2.state()) st2.emplace_back(*d);
+        t2.step(st2);
+        for (int s = 0; s < steps; ++s) {
+          c2.step();
+          t2.step();
+        }
+        t2.stop();
+        DatD* out[4] = {&c2.density0(), &c2.energy0(), &c2.xvel0(), &c2.yvel0()};
+        for (int f = 0; f < 4; ++f) {
+          const int node = f < 2 ? 0 : 1;
+          t2.seed(*out[f], [&, f, node](int j, int k, int, int) {
+            if (j < 0 || k < 0 || j >= nx + node || k >= ny + node) return 0.0;
+            return w[f][static_cast<std::size_t>(j) + static_cast<std::size_t>(nx + node) * k];
+          });
+        }
+        t2.reverse();
+        ex.wait_all();
+        jtw = {interior(c2.density0().adjoint(), nx, ny, 0), interior(c2.energy0().adjoint(), nx, ny, 0),
+               interior(c2.xvel0().adjoint(), nx, ny, 1), interior(c2.yvel0().adjoint(), nx, ny, 1)};
+        t2.clear();
+      }
+      std::vector<std::vector<double>> fp, fm;
+      const double h = 1e-6;
+      primal_run(ex, deck, tiles, steps, fixed, &dir, h, &fp);
+      primal_run(ex, deck, tiles, steps, fixed, &dir, -h, &fm);
+      long double jvw = 0, vjtw = 0;
+      for (int f = 0; f < 4; ++f)
+        for (std::size_t q = 0; q < w[f].size(); ++q) {
+          jvw += static_cast<long double>((fp[f][q] - fm[f][q]) / (2 * h)) * w[f][q];
+          vjtw += static_cast<long double>(dir[f][q]) * jtw[f][q];
+        }
+      r.dot_jv_w = static_cast<double>(jvw);
+      r.dot_v_jtw = static_cast<double>(vjtw);
+      r.dot_rel_diff = std::fabs(r.dot_jv_w - r.dot_v_jtw) / std::max(std::fabs(r.dot_jv_w), std::fabs(r.dot_v_jtw));
+      r.has_dot = true;
+    }
   }
   return r;
 }

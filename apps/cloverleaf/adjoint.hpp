@@ -18,7 +18,10 @@
 // central differences of J in each state's density and energy values (rel step fd_step;
 // the perturbed programs rerun with the same step count, with passive_dt at the recorded
 // dts) and a Taylor test of the whole gradient (taylor) along a random direction that is
-// uniform inside each state (see run_adjoint: other directions meet the limiters' kinks).
+// uniform inside each state (see run_adjoint: other directions meet the limiters' kinks);
+// dot_test: a dot-product test of the map initial fields -> final fields (density0,
+// energy0, xvel0, yvel0, interior) along that direction: <J v, w> by central differences
+// (relative step 1e-6) against <v, J^T w> from a second recording seeded with random w.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +41,7 @@ struct AdjointOptions {
   bool passive_dt = false;
   double fd_step = 0;  // > 0: central differences of the states' values
   bool taylor = false;
+  bool dot_test = false;  // <J v, w> (central differences) against <v, J^T w> on the final fields
 };
 
 struct StateGradient {
@@ -59,6 +63,8 @@ struct AdjointResult {
   std::vector<double> g_density, g_energy, g_xvel, g_yvel;
   bool has_taylor = false;
   stardiff::TaylorTest taylor;
+  bool has_dot = false;
+  double dot_jv_w = 0, dot_v_jtw = 0, dot_rel_diff = 0;
 };
 
 AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, int steps,

@@ -16,7 +16,7 @@
 // and velocity (nodes) at the end, legacy VTK. A progress line goes to stderr every few
 // seconds of a long run (every 5 s). wall_s is the hydro loop (after set-up), as CloverLeaf's wall clock.
 // --adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]
-// [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H]: after the run, records it
+// [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: after the run, records it
 // again (same step count) and reverses it: the gradient of the final summary's objective
 // (default ke; pressure = press / volume, mass-weighted-energy = (ie + ke) / mass) with
 // respect to the initial density0, energy0, xvel0, yvel0 (apps/cloverleaf/adjoint.hpp),
@@ -27,8 +27,10 @@
 // (forward_s + adjoint_s) / primal_s, recorded_matches_primal, gradient_hash},
 // "dobj_dstate" [{state, density, energy, xvel, yvel}], with --fd-check H "fd_dstate"
 // (central differences, relative step H, of each state's density and energy), with
-// --taylor "taylor" {passed, min_rate, rates, steps, r2}). --adjoint-vtk FILE: the gradient
-// fields. Exit 1 also when --taylor fails or the recording differs from the run.
+// --taylor "taylor" {passed, min_rate, rates, steps, r2}, with --dot-test "dot_test" {jv_w,
+// v_jtw, rel_diff, passed}: the map initial -> final fields, adjoint.hpp). --adjoint-vtk FILE: the gradient
+// fields. Exit 1 also when --taylor or --dot-test (rel_diff >= 1e-6) fails or the recording
+// differs from the run.
 // Exit: 0 ok, 1 the test problem's check failed or the time step collapsed, 2 bad
 // arguments or deck.
 #include <chrono>
@@ -62,7 +64,7 @@ void usage(FILE* f) {
                "fields as legacy VTK. --tiles: row tiles (default 2 per worker). Exit 0 ok, 1 check\n"
                "failed or small timestep, 2 bad arguments or deck.\n"
                "--adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]\n"
-               "  [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H]: the gradient of the final\n"
+               "  [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: the gradient of the final\n"
                "  objective in the initial fields and per deck state (Revolve with N snapshots, default\n"
                "  steps/3; all: save-all; --passive-dt: dt held fixed).\n");
 }
@@ -155,7 +157,7 @@ void write_vtk(const std::string& path, cloverleaf::Clover& c, const cloverleaf:
 
 int main(int argc, char** argv) {
   std::string deck_path, vtk, executor = "starpu";
-  bool json = false, adjoint = false, passive_dt = false, taylor = false;
+  bool json = false, adjoint = false, passive_dt = false, taylor = false, dot_test = false;
   std::string objective = "ke", adjoint_vtk;
   int snapshots = -1;  // -1: default, 0: save-all
   double fd_step = 0;
@@ -191,6 +193,9 @@ int main(int argc, char** argv) {
       adjoint_only.push_back(arg);
     } else if (arg == "--taylor") {
       taylor = true;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--dot-test") {
+      dot_test = true;
       adjoint_only.push_back(arg);
     } else if (arg == "--objective") {
       const char* v = value();
@@ -341,6 +346,7 @@ int main(int argc, char** argv) {
       o.passive_dt = passive_dt;
       o.fd_step = fd_step;
       o.taylor = taylor;
+      o.dot_test = dot_test;
       ad = cloverleaf::run_adjoint(*ex, deck, clover.tiles(), step, dts, o);
       factor = (ad.forward_s + ad.adjoint_s) / wall;
       if (!ad.recorded_matches_primal) {
@@ -348,6 +354,7 @@ int main(int argc, char** argv) {
         rc = 1;
       }
       if (taylor && !ad.taylor.passed) rc = 1;
+      if (dot_test && !(ad.dot_rel_diff < 1e-6)) rc = 1;
       if (!adjoint_vtk.empty()) cloverleaf::write_gradient_vtk(adjoint_vtk, deck, ad);
       if (!json) {
         std::printf("\n Adjoint: d %s / d initial fields (dt %s), %s\n", objective.c_str(),
@@ -365,6 +372,9 @@ int main(int argc, char** argv) {
                     static_cast<long long>(ad.recomputed_steps), ad.peak_bytes, ad.peak_snapshot_bytes,
                     ad.forward_s, ad.adjoint_s, factor);
         if (taylor) std::printf(" Taylor test: %s\n", ad.taylor.report().c_str());
+        if (dot_test)
+          std::printf(" dot-product test: <J v, w> %.15e <v, J^T w> %.15e rel_diff %.3e (%s)\n", ad.dot_jv_w,
+                      ad.dot_v_jtw, ad.dot_rel_diff, ad.dot_rel_diff < 1e-6 ? "passed" : "FAILED");
       }
     }
     if (json) {
@@ -407,6 +417,9 @@ int main(int argc, char** argv) {
         };
         states("dobj_dstate", ad.dstate, true);
         if (!ad.fd.empty()) states("fd_dstate", ad.fd, false);
+        if (ad.has_dot)
+          j.key("dot_test").begin_object().field("jv_w", ad.dot_jv_w).field("v_jtw", ad.dot_v_jtw)
+              .field("rel_diff", ad.dot_rel_diff).field("passed", ad.dot_rel_diff < 1e-6).end_object();
         if (ad.has_taylor) {
           j.key("taylor").begin_object().field("passed", ad.taylor.passed).field("min_rate", ad.taylor.min_rate);
           j.field("roundoff_only", ad.taylor.roundoff_only).field("dJ", ad.taylor.dJ);

@@ -57,7 +57,8 @@ if(TARGET stardiff-cloverleaf)
   # StarPU; every objective); --passive-dt against central differences with dt held at the
   # run's values, and different from the active-dt gradient; the Taylor test; Revolve for
   # several (steps, snapshots) bitwise equal to save-all; the sequential executor and StarPU
-  # under eager, lws, dmda bitwise equal (3 tiles); --adjoint-vtk writes the gradient fields.
+  # under eager, lws, dmda bitwise equal (3 tiles); the dot-product test (--dot-test);
+  # --adjoint-vtk writes the gradient fields.
   find_program(STARDIFF_PYTHON3 python3)
   if(STARDIFF_PYTHON3)
     set(_ac ${STARDIFF_PYTHON3} ${_cl}/adjoint_check.py)
@@ -94,6 +95,12 @@ if(TARGET stardiff-cloverleaf)
   else()
     stardiff_skipped_test(cloverleaf.adjoint_no_python "python3 not found (the --adjoint checks read its JSON)")
   endif()
+  # Dot-product test of initial -> final fields: <J v, w> (central differences) = <v, J^T w>.
+  add_test(NAME cloverleaf.adjoint_dot_tp1 COMMAND stardiff-cloverleaf ${_tp1} --adjoint --dot-test --executor sequential)
+  add_test(NAME cloverleaf.adjoint_dot_circle_dt COMMAND stardiff-cloverleaf ${_cl}/decks/clover_circle_dt.in --end-step 12
+    --adjoint --dot-test --tiles 3)
+  set_tests_properties(cloverleaf.adjoint_dot_tp1 cloverleaf.adjoint_dot_circle_dt PROPERTIES LABELS integration
+    ENVIRONMENT "${STARDIFF_TEST_ENV}" PASS_REGULAR_EXPRESSION "dot-product test: [^\n]*rel_diff [^\n]*\\(passed\\)" TIMEOUT 600)
   add_test(NAME cloverleaf.adjoint_vtk COMMAND sh -c "\"$0\" \"$1\" --adjoint --adjoint-vtk \"$2\" --executor sequential >/dev/null 2>&1 && grep -c -E '^(SCALARS (dobj_ddensity0|dobj_denergy0)|VECTORS dobj_dvelocity0)' \"$2\""
     ${_drv} ${_tp1} ${CMAKE_CURRENT_BINARY_DIR}/cloverleaf_tp1_gradient.vtk)
   set_tests_properties(cloverleaf.adjoint_vtk PROPERTIES LABELS integration ENVIRONMENT "${STARDIFF_TEST_ENV}"
