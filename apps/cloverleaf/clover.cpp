@@ -24,8 +24,8 @@ const Stencil& zero() {
 }
 }  // namespace
 
-Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active)
-    : deck_(deck), active_(active), nx_(deck.x_cells), ny_(deck.y_cells) {
+Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active, bool active_dt)
+    : deck_(deck), active_(active), active_dt_(active && active_dt), nx_(deck.x_cells), ny_(deck.y_cells) {
   dx_ = (deck.xmax - deck.xmin) / static_cast<float>(nx_);
   dy_ = (deck.ymax - deck.ymin) / static_cast<float>(ny_);
   block_ = std::make_unique<Block>(ex, "clover", std::vector<int>{nx_, ny_}, tiles);
@@ -72,6 +72,12 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active)
   vertexdy_ = &axis_dat("vertexdy", 1, ny_ + 1);
   celly_ = &axis_dat("celly", 1, ny_);
   celldy_ = &axis_dat("celldy", 1, ny_);
+  if (active_dt_) {
+    DatOptions o;
+    o.no_axes = true;
+    dats_.push_back(std::make_unique<DatD>(*block_, "dt", Halo{}, o));
+    dt_dat_ = dats_.back().get();
+  }
   auto red = [&](ReduceOp op, const char* name) { return std::make_unique<Reduction<double>>(*block_, op, name); };
   dt_min_ = red(ReduceOp::MIN, "dt_min");
   control_ = red(ReduceOp::SUM, "dt_control");
@@ -120,19 +126,18 @@ void Clover::update_halo(const std::vector<DatD*>& fields, int depth) {
 }
 
 namespace {
-template <class K>
-void mirror_loop(const std::string& name, Block& b, const Range& r, const K& kern, const Stencil& st,
+void mirror_loop(const std::string& name, Block& b, const Range& r, const k::ReflectSide& kern, const Stencil& st,
                  const std::vector<Clover::DatD*>& f, const std::vector<Clover::DatD*>& m) {
   switch (f.size()) {
     case 1:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*m[0], WRITE));
+      par_loop(name, b, r, k::Reflect<1>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*m[0], WRITE));
       break;
     case 2:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
+      par_loop(name, b, r, k::Reflect<2>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
                arg_dat(*m[0], WRITE), arg_dat(*m[1], WRITE));
       break;
     default:
-      par_loop(name, b, r, kern, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
+      par_loop(name, b, r, k::Reflect<3>{kern}, arg_idx(), arg_dat(*f[0], st, READ), arg_dat(*f[1], st, READ),
                arg_dat(*f[2], st, READ), arg_dat(*m[0], WRITE), arg_dat(*m[1], WRITE), arg_dat(*m[2], WRITE));
   }
 }
@@ -140,14 +145,14 @@ void copy_back(const std::string& name, Block& b, const Range& r, const std::vec
                const std::vector<Clover::DatD*>& m) {
   switch (f.size()) {
     case 1:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*f[0], WRITE));
+      par_loop(name, b, r, k::CopyBack<1>{}, arg_dat(*m[0], READ), arg_dat(*f[0], WRITE));
       break;
     case 2:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*f[0], WRITE),
+      par_loop(name, b, r, k::CopyBack<2>{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*f[0], WRITE),
                arg_dat(*f[1], WRITE));
       break;
     default:
-      par_loop(name, b, r, k::CopyBack{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*m[2], READ),
+      par_loop(name, b, r, k::CopyBack<3>{}, arg_dat(*m[0], READ), arg_dat(*m[1], READ), arg_dat(*m[2], READ),
                arg_dat(*f[0], WRITE), arg_dat(*f[1], WRITE), arg_dat(*f[2], WRITE));
   }
 }
@@ -181,7 +186,7 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
   };
   auto side_kernel = [&](Side sd, Stencil& st) {
     const int N = sd.axis == 0 ? Nx : Ny;
-    k::Reflect r{};
+    k::ReflectSide r{};
     r.axis = sd.axis;
     r.twoc = sd.low ? lo2c : hi2c(N);
     for (std::size_t i = 0; i < group.size(); ++i) r.sign[i] = sd.axis == 0 ? group[i].sign_x : group[i].sign_y;
@@ -198,7 +203,7 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
   for (int axis : {1, 0}) {
     const Side lo{axis, true}, hi{axis, false};
     Stencil sl = zero(), sh = zero();
-    const k::Reflect kl = side_kernel(lo, sl), kh = side_kernel(hi, sh);
+    const k::ReflectSide kl = side_kernel(lo, sl), kh = side_kernel(hi, sh);
     const char* nm = axis == 1 ? "update_halo_y" : "update_halo_x";
     mirror_loop(std::string(nm) + "_mirror", *block_, side_range(lo), kl, sl, f, m);
     mirror_loop(std::string(nm) + "_mirror", *block_, side_range(hi), kh, sh, f, m);
@@ -208,22 +213,7 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
 }
 
 // ---- set-up --------------------------------------------------------------------------
-void Clover::initialise() {
-  Block& b = *block_;
-  const int nx = nx_, ny = ny_;
-  par_loop("initialise_vertex_x", b, Range{-2, nx + 3, 0, 1}, k::VertexAxis{deck_.xmin, dx_, 0}, arg_idx(),
-           arg_dat(*vertexx_, WRITE), arg_dat(*vertexdx_, WRITE));
-  par_loop("initialise_vertex_y", b, Range{0, 1, -2, ny + 3}, k::VertexAxis{deck_.ymin, dy_, 1}, arg_idx(),
-           arg_dat(*vertexy_, WRITE), arg_dat(*vertexdy_, WRITE));
-  par_loop("initialise_cell_x", b, Range{-2, nx + 2, 0, 1}, k::CellAxis{dx_, 0}, arg_dat(*vertexx_, S({0, 0, 1, 0}), READ),
-           arg_dat(*cellx_, WRITE), arg_dat(*celldx_, WRITE));
-  par_loop("initialise_cell_y", b, Range{0, 1, -2, ny + 2}, k::CellAxis{dy_, 1}, arg_dat(*vertexy_, S({0, 0, 0, 1}), READ),
-           arg_dat(*celly_, WRITE), arg_dat(*celldy_, WRITE));
-  const Range all_cells{-2, nx + 2, -2, ny + 2};
-  par_loop("initialise_volume", b, all_cells, k::Fill{dx_ * dy_}, arg_dat(*volume_, WRITE));
-  par_loop("initialise_xarea", b, all_cells, k::CopyAxis{}, arg_dat(*celldy_, READ), arg_dat(*xarea_, WRITE));
-  par_loop("initialise_yarea", b, all_cells, k::CopyAxis{}, arg_dat(*celldx_, READ), arg_dat(*yarea_, WRITE));
-
+kern::StateTable Clover::state_table() const {
   k::StateTable st{};
   st.n = static_cast<int>(deck_.states.size());
   st.xmin0 = deck_.xmin;
@@ -243,15 +233,46 @@ void Clover::initialise() {
     st.radius[s] = x.radius;
     st.geometry[s] = static_cast<int>(x.geometry);
   }
+  return st;
+}
+
+std::vector<Clover::DatD*> Clover::state() {
+  std::vector<DatD*> s{density0_, energy0_, xvel0_, yvel0_};
+  if (dt_dat_) s.push_back(dt_dat_);
+  return s;
+}
+
+void Clover::generate() {
+  Block& b = *block_;
+  const int nx = nx_, ny = ny_;
+  par_loop("initialise_vertex_x", b, Range{-2, nx + 3, 0, 1}, k::VertexAxis{deck_.xmin, dx_, 0}, arg_idx(),
+           arg_dat(*vertexx_, WRITE), arg_dat(*vertexdx_, WRITE));
+  par_loop("initialise_vertex_y", b, Range{0, 1, -2, ny + 3}, k::VertexAxis{deck_.ymin, dy_, 1}, arg_idx(),
+           arg_dat(*vertexy_, WRITE), arg_dat(*vertexdy_, WRITE));
+  par_loop("initialise_cell_x", b, Range{-2, nx + 2, 0, 1}, k::CellAxis{dx_, 0}, arg_dat(*vertexx_, S({0, 0, 1, 0}), READ),
+           arg_dat(*cellx_, WRITE), arg_dat(*celldx_, WRITE));
+  par_loop("initialise_cell_y", b, Range{0, 1, -2, ny + 2}, k::CellAxis{dy_, 1}, arg_dat(*vertexy_, S({0, 0, 0, 1}), READ),
+           arg_dat(*celly_, WRITE), arg_dat(*celldy_, WRITE));
+  const Range all_cells{-2, nx + 2, -2, ny + 2};
+  par_loop("initialise_volume", b, all_cells, k::Fill{dx_ * dy_}, arg_dat(*volume_, WRITE));
+  par_loop("initialise_xarea", b, all_cells, k::CopyAxis{}, arg_dat(*celldy_, READ), arg_dat(*xarea_, WRITE));
+  par_loop("initialise_yarea", b, all_cells, k::CopyAxis{}, arg_dat(*celldx_, READ), arg_dat(*yarea_, WRITE));
+
+  const k::StateTable st = state_table();
   par_loop("generate_chunk_cells", b, all_cells, k::GenerateCells{st}, arg_idx(), arg_dat(*density0_, WRITE),
            arg_dat(*energy0_, WRITE));
   par_loop("generate_chunk_nodes", b, Range{-2, nx + 3, -2, ny + 3}, k::GenerateNodes{st, nx, ny}, arg_idx(),
            arg_dat(*xvel0_, WRITE), arg_dat(*yvel0_, WRITE));
+  if (dt_dat_) par_loop("initialise_dt", b, Range{0, 1, 0, 1}, k::Fill{deck_.dtinit}, arg_dat(*dt_dat_, WRITE));
+}
+
+void Clover::initialise_fields() {
   ideal_gas(false);
   update_halo({density0_, energy0_, pressure_, viscosity_, density1_, energy1_, xvel0_, yvel0_, xvel1_, yvel1_}, 2);
   time_ = 0;
   dt_ = dtold_ = deck_.dtinit;
   advect_x_ = true;
+  steps_done_ = 0;
 }
 
 // ---- the cycle -----------------------------------------------------------------------
@@ -280,22 +301,38 @@ void Clover::timestep(StepInfo& info) {
            arg_dat(*celldy_, READ), arg_dat(*soundspeed_, READ), arg_dat(*viscosity_, READ),
            arg_dat(*density0_, READ), arg_dat(*work_cell_, WRITE));
   const k::DtTerms terms{deck_.dtu_safe, deck_.dtv_safe, deck_.dtdiv_safe};
+  // The reductions only steer the host: recording, they run unrecorded (they write no dat).
+  auto loop = [&](const std::string& name, const Range& r, const auto& kernel, const auto&... args) {
+    if (active_) par_loop_passive(name, b, r, kernel, args...);
+    else par_loop(name, b, r, kernel, args...);
+  };
   dt_min_->reset();
-  par_loop("calc_dt", b, b.interior(), terms, arg_dat(*work_cell_, READ), arg_dat(*xvel0_, vel, READ),
-           arg_dat(*yvel0_, vel, READ), arg_dat(*xarea_, xa, READ), arg_dat(*yarea_, ya, READ),
-           arg_dat(*volume_, READ), arg_reduce(*dt_min_));
+  loop("calc_dt", b.interior(), terms, arg_dat(*work_cell_, READ), arg_dat(*xvel0_, vel, READ),
+       arg_dat(*yvel0_, vel, READ), arg_dat(*xarea_, xa, READ), arg_dat(*yarea_, ya, READ), arg_dat(*volume_, READ),
+       arg_reduce(*dt_min_));
   const double dtl = dt_min_->value();
   const auto at = dt_min_->arg();
   control_->reset();
   xpos_->reset();
   ypos_->reset();
-  par_loop("calc_dt_control", b, Range{at[0], at[0] + 1, at[1], at[1] + 1}, k::DtControl{terms},
-           arg_dat(*work_cell_, READ), arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ),
-           arg_dat(*xarea_, xa, READ), arg_dat(*yarea_, ya, READ), arg_dat(*volume_, READ), arg_dat(*cellx_, READ),
-           arg_dat(*celly_, READ), arg_reduce(*control_), arg_reduce(*xpos_), arg_reduce(*ypos_));
+  const Range cell{at[0], at[0] + 1, at[1], at[1] + 1};
+  loop("calc_dt_control", cell, k::DtControl{terms}, arg_dat(*work_cell_, READ), arg_dat(*xvel0_, vel, READ),
+       arg_dat(*yvel0_, vel, READ), arg_dat(*xarea_, xa, READ), arg_dat(*yarea_, ya, READ), arg_dat(*volume_, READ),
+       arg_dat(*cellx_, READ), arg_dat(*celly_, READ), arg_reduce(*control_), arg_reduce(*xpos_),
+       arg_reduce(*ypos_));
+  if (dt_dat_)
+    par_loop("calc_dt_set", b, cell, k::DtSet{terms, deck_.dtrise, deck_.dtmax}, arg_dat(*work_cell_, READ),
+             arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ), arg_dat(*xarea_, xa, READ),
+             arg_dat(*yarea_, ya, READ), arg_dat(*volume_, READ), arg_dat(*dt_dat_, RW));
   info.j = at[0] + 1;  // the control and position are read at the end of step()
   info.k = at[1] + 1;
   double dt = std::min({dtl, dtold_ * deck_.dtrise, deck_.dtmax});
+  if (!fixed_dt_.empty()) {
+    if (steps_done_ >= static_cast<int>(fixed_dt_.size()))
+      throw stardiff::Error("timestep: step " + std::to_string(steps_done_ + 1) + " has no fixed dt (" +
+                            std::to_string(fixed_dt_.size()) + " given)");
+    dt = fixed_dt_[steps_done_];
+  }
   if (dt < deck_.dtmin)
     throw stardiff::Error("timestep: small timestep " + std::to_string(dt) + " < dtmin " +
                           std::to_string(deck_.dtmin) + " at cell " + std::to_string(info.j) + "," +
@@ -308,9 +345,18 @@ void Clover::timestep(StepInfo& info) {
 void Clover::pdv(bool predict) {
   static const Stencil vel = S({0, 0, 1, 0, 0, 1, 1, 1}), xa = S({0, 0, 1, 0}), ya = S({0, 0, 0, 1});
   Block& b = *block_;
-  if (predict)
+  if (predict && dt_dat_)
+    par_loop("pdv_flux_predict", b, b.interior(), k::PdvFluxPredictD{}, arg_dat(*xarea_, xa, READ),
+             arg_dat(*yarea_, ya, READ), arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ),
+             arg_dat(*dt_dat_, READ), arg_dat(*work_cell_, WRITE));
+  else if (predict)
     par_loop("pdv_flux_predict", b, b.interior(), k::PdvFluxPredict{dt_}, arg_dat(*xarea_, xa, READ),
              arg_dat(*yarea_, ya, READ), arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ),
+             arg_dat(*work_cell_, WRITE));
+  else if (dt_dat_)
+    par_loop("pdv_flux_correct", b, b.interior(), k::PdvFluxCorrectD{}, arg_dat(*xarea_, xa, READ),
+             arg_dat(*yarea_, ya, READ), arg_dat(*xvel0_, vel, READ), arg_dat(*yvel0_, vel, READ),
+             arg_dat(*xvel1_, vel, READ), arg_dat(*yvel1_, vel, READ), arg_dat(*dt_dat_, READ),
              arg_dat(*work_cell_, WRITE));
   else
     par_loop("pdv_flux_correct", b, b.interior(), k::PdvFluxCorrect{dt_}, arg_dat(*xarea_, xa, READ),
@@ -336,8 +382,12 @@ void Clover::accelerate() {
   static const Stencil cells = S({-1, -1, 0, -1, 0, 0, -1, 0}), xa = S({0, 0, 0, -1}), ya = S({0, 0, -1, 0});
   Block& b = *block_;
   const Range nodes{0, nx_ + 1, 0, ny_ + 1};
-  par_loop("accelerate_mass", b, nodes, k::StepByMass{0.5 * dt_}, arg_dat(*density0_, cells, READ),
-           arg_dat(*volume_, cells, READ), arg_dat(*stepbymass_, WRITE));
+  if (dt_dat_)
+    par_loop("accelerate_mass", b, nodes, k::StepByMassD{}, arg_dat(*density0_, cells, READ),
+             arg_dat(*volume_, cells, READ), arg_dat(*dt_dat_, READ), arg_dat(*stepbymass_, WRITE));
+  else
+    par_loop("accelerate_mass", b, nodes, k::StepByMass{0.5 * dt_}, arg_dat(*density0_, cells, READ),
+             arg_dat(*volume_, cells, READ), arg_dat(*stepbymass_, WRITE));
   par_loop("accelerate_x", b, nodes, k::AccelerateX{}, arg_dat(*stepbymass_, READ), arg_dat(*xarea_, xa, READ),
            arg_dat(*pressure_, cells, READ), arg_dat(*viscosity_, cells, READ), arg_dat(*xvel0_, READ),
            arg_dat(*xvel1_, WRITE));
@@ -348,10 +398,16 @@ void Clover::accelerate() {
 
 void Clover::flux_calc() {
   static const Stencil xv = S({0, 0, 0, 1}), yv = S({0, 0, 1, 0});
-  par_loop("flux_calc", *block_, Range{0, nx_ + 1, 0, ny_ + 1}, k::FluxCalc{dt_}, arg_dat(*xarea_, READ),
-           arg_dat(*yarea_, READ), arg_dat(*xvel0_, xv, READ), arg_dat(*yvel0_, yv, READ),
-           arg_dat(*xvel1_, xv, READ), arg_dat(*yvel1_, yv, READ), arg_dat(*vol_flux_x_, WRITE),
-           arg_dat(*vol_flux_y_, WRITE));
+  const Range r{0, nx_ + 1, 0, ny_ + 1};
+  if (dt_dat_) {  // two loops (at most 8 dat arguments), the same arithmetic
+    par_loop("flux_calc_x", *block_, r, k::FluxCalcD<0>{}, arg_dat(*xarea_, READ), arg_dat(*xvel0_, xv, READ),
+             arg_dat(*xvel1_, xv, READ), arg_dat(*dt_dat_, READ), arg_dat(*vol_flux_x_, WRITE));
+    par_loop("flux_calc_y", *block_, r, k::FluxCalcD<1>{}, arg_dat(*yarea_, READ), arg_dat(*yvel0_, yv, READ),
+             arg_dat(*yvel1_, yv, READ), arg_dat(*dt_dat_, READ), arg_dat(*vol_flux_y_, WRITE));
+  } else
+    par_loop("flux_calc", *block_, r, k::FluxCalc{dt_}, arg_dat(*xarea_, READ), arg_dat(*yarea_, READ),
+             arg_dat(*xvel0_, xv, READ), arg_dat(*yvel0_, yv, READ), arg_dat(*xvel1_, xv, READ),
+             arg_dat(*yvel1_, yv, READ), arg_dat(*vol_flux_x_, WRITE), arg_dat(*vol_flux_y_, WRITE));
 }
 
 void Clover::advec_cell(int dir, int sweep) {
@@ -463,6 +519,7 @@ StepInfo Clover::step() {
   reset_field();
   advect_x_ = !advect_x_;
   time_ += dt_;
+  ++steps_done_;
   static const char* names[] = {"sound", "xvel", "yvel", "div"};
   const int c = static_cast<int>(control_->value());
   info.control = c >= 1 && c <= 4 ? names[c - 1] : "?";
@@ -486,6 +543,39 @@ Summary Clover::summary() {
   s.ke = s_ke_->value();
   s.press = s_press_->value();
   return s;
+}
+
+}  // namespace cloverleaf
+
+namespace cloverleaf {
+
+bool Clover::known_objective(const std::string& n) {
+  return n == "ke" || n == "ie" || n == "pressure" || n == "mass-weighted-energy";
+}
+
+double Clover::objective(const std::string& n, const Summary& s) {
+  if (n == "ke") return s.ke;
+  if (n == "ie") return s.ie;
+  if (n == "pressure") return s.pressure();
+  if (n == "mass-weighted-energy") return s.te() / s.mass;
+  throw stardiff::Error("unknown objective '" + n + "' (ke, ie, pressure, mass-weighted-energy)");
+}
+
+void Clover::seed_objective(stardiff::Tape& tape, const std::string& n, const Summary& s) {
+  if (n == "ke") {
+    tape.seed(*s_ke_, 1.0);
+  } else if (n == "ie") {
+    tape.seed(*s_ie_, 1.0);
+  } else if (n == "pressure") {
+    tape.seed(*s_press_, 1.0 / s.vol);
+    tape.seed(*s_vol_, -s.press / (s.vol * s.vol));
+  } else if (n == "mass-weighted-energy") {
+    tape.seed(*s_ie_, 1.0 / s.mass);
+    tape.seed(*s_ke_, 1.0 / s.mass);
+    tape.seed(*s_mass_, -s.te() / (s.mass * s.mass));
+  } else {
+    throw stardiff::Error("unknown objective '" + n + "' (ke, ie, pressure, mass-weighted-energy)");
+  }
 }
 
 }  // namespace cloverleaf

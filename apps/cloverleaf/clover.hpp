@@ -19,15 +19,29 @@
 // (calc_dt_kernel.f90 fixes jk_control); here the limit and cell are the real arg-min.
 // dt below dtmin throws stardiff::Error ("small timestep"). Results do not depend on
 // the tiling or executor (reductions fold row by row in a fixed order).
+// Recording (active = true: every dat has an adjoint): initialise() is generate()
+// (mesh and generate_chunk, never recorded: the inputs are the fields it sets) then
+// initialise_fields() (ideal_gas and the halo update: recorded as the tape's prefix).
+// The calc_dt reductions only steer the host (dt, the control, the cell that set dt) and
+// run unrecorded. With active_dt, dt is also a dat lacking both axes (dt_dat()), updated
+// by a one-point loop at the cell that set dt (kern::DtSet: the same arithmetic as the
+// host's, so the value is bitwise the host's) and read by every kernel using dt: the
+// tape then differentiates through calc_dt's MIN and clamps. Without it (--passive-dt)
+// the kernels take dt as the constant of the run, as OPS does. state() lists the dats a
+// step reads that an earlier step wrote (the tape's step state). fix_dt(h) makes step k
+// use h[k] instead of calc_dt's value (the program with dt held fixed), for checks.
+// seed_objective() seeds the final summary()'s reductions for an objective.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <stardiff/adjoint/tape.hpp>
 #include <stardiff/mesh/dat.hpp>
 #include <stardiff/mesh/scalars.hpp>
 
 #include "deck.hpp"
+#include "kernels.hpp"
 
 namespace cloverleaf {
 
@@ -50,9 +64,23 @@ class Clover {
   using DatD = stardiff::mesh::Dat<double>;
   // active: every dat gets an adjoint (for a tape recording the cycle); the primal
   // driver runs passive dats (no adjoint storage).
-  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false);
+  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false, bool active_dt = false);
   ~Clover();
-  void initialise();
+  void initialise() {
+    generate();
+    initialise_fields();
+  }
+  void generate();
+  void initialise_fields();
+  std::vector<DatD*> state();
+  void fix_dt(std::vector<double> h) { fixed_dt_ = std::move(h); }
+  // Objectives of the final field summary: ke, ie, pressure (press / vol), or
+  // mass-weighted-energy ((ie + ke) / mass, the mass-weighted mean specific total energy).
+  static bool known_objective(const std::string& name);
+  static double objective(const std::string& name, const Summary& s);
+  // Seeds the reductions of the last summary() (recorded on `tape`) with d objective / d reduction.
+  void seed_objective(stardiff::Tape& tape, const std::string& name, const Summary& s);
+  DatD* dt_dat() { return dt_dat_; }
   StepInfo step();
   Summary summary();
   int tiles() const { return block_->tiles(); }
@@ -66,9 +94,12 @@ class Clover {
   DatD& pressure() { return *pressure_; }
   DatD& xvel0() { return *xvel0_; }
   DatD& yvel0() { return *yvel0_; }
+  // The deck's states as generate_chunk applies them (cell and node membership tests).
+  kern::StateTable state_table() const;
   void ideal_gas(bool predict);
 
  private:
+  friend struct CloverTestAccess;  // apps/cloverleaf/test_kernel_adjoints.cpp: the loops one by one
   enum class Shape { Cell, Node, XFace, YFace };
   struct HaloField {
     DatD* f;
@@ -90,7 +121,10 @@ class Clover {
   void reset_field();
 
   Deck deck_;
-  bool active_;
+  bool active_, active_dt_;
+  DatD* dt_dat_ = nullptr;
+  std::vector<double> fixed_dt_;
+  int steps_done_ = 0;
   int nx_, ny_;
   double dx_, dy_;
   std::unique_ptr<stardiff::mesh::Block> block_;

@@ -15,6 +15,22 @@
 // test_passed, qa_diff; tiles, executor). --vtk FILE: density, energy, pressure (cells)
 // and velocity (nodes) at the end, legacy VTK. A progress line goes to stderr every few
 // seconds of a long run (every 5 s). wall_s is the hydro loop (after set-up), as CloverLeaf's wall clock.
+// --adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]
+// [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: after the run, records it
+// again (same step count) and reverses it: the gradient of the final summary's objective
+// (default ke; pressure = press / volume, mass-weighted-energy = (ie + ke) / mass) with
+// respect to the initial density0, energy0, xvel0, yvel0 (apps/cloverleaf/adjoint.hpp),
+// through calc_dt (--passive-dt: dt held at the run's values, as OPS). --checkpoints N:
+// Revolve with N snapshots (default: steps / 3, at least 1), all: save-all. Printed (or in
+// the JSON: "adjoint" {objective, J, dt, checkpointing, recomputed_steps, snapshots,
+// peak_bytes, peak_snapshot_bytes, primal_s, forward_s, adjoint_s, adjoint_factor =
+// (forward_s + adjoint_s) / primal_s, recorded_matches_primal, gradient_hash},
+// "dobj_dstate" [{state, density, energy, xvel, yvel}], with --fd-check H "fd_dstate"
+// (central differences, relative step H, of each state's density and energy), with
+// --taylor "taylor" {passed, min_rate, rates, steps, r2}, with --dot-test "dot_test" {jv_w,
+// v_jtw, rel_diff, passed}: the map initial -> final fields, adjoint.hpp). --adjoint-vtk FILE: the gradient
+// fields. Exit 1 also when --taylor or --dot-test (rel_diff >= 1e-6) fails or the recording
+// differs from the run.
 // Exit: 0 ok, 1 the test problem's check failed or the time step collapsed, 2 bad
 // arguments or deck.
 #include <chrono>
@@ -28,6 +44,7 @@
 
 #include <stardiff/stardiff.hpp>
 
+#include "adjoint.hpp"
 #include "cli.hpp"
 #include "clover.hpp"
 #include "deck.hpp"
@@ -45,7 +62,11 @@ void usage(FILE* f) {
                "summary table and, for test_problem 1-5, CloverLeaf's PASSED/FAILED check.\n"
                "--json: one JSON object on stdout. --end-step N: stop after N steps. --vtk FILE: final\n"
                "fields as legacy VTK. --tiles: row tiles (default 2 per worker). Exit 0 ok, 1 check\n"
-               "failed or small timestep, 2 bad arguments or deck.\n");
+               "failed or small timestep, 2 bad arguments or deck.\n"
+               "--adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]\n"
+               "  [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: the gradient of the final\n"
+               "  objective in the initial fields and per deck state (Revolve with N snapshots, default\n"
+               "  steps/3; all: save-all; --passive-dt: dt held fixed).\n");
 }
 
 // Fortran's Ew.d edit descriptor: 0.dddd E+xx, right-justified in w columns.
@@ -136,7 +157,11 @@ void write_vtk(const std::string& path, cloverleaf::Clover& c, const cloverleaf:
 
 int main(int argc, char** argv) {
   std::string deck_path, vtk, executor = "starpu";
-  bool json = false;
+  bool json = false, adjoint = false, passive_dt = false, taylor = false, dot_test = false;
+  std::string objective = "ke", adjoint_vtk;
+  int snapshots = -1;  // -1: default, 0: save-all
+  double fd_step = 0;
+  std::vector<std::string> adjoint_only;  // options that need --adjoint
   int end_step = 0, tiles = 0;
   auto bad = [&](const std::string& msg) {
     std::fprintf(stderr, "stardiff-cloverleaf: %s\n", msg.c_str());
@@ -161,6 +186,41 @@ int main(int argc, char** argv) {
       const char* v = value();
       if (!v) return bad("--vtk needs a file name");
       vtk = v;
+    } else if (arg == "--adjoint") {
+      adjoint = true;
+    } else if (arg == "--passive-dt") {
+      passive_dt = true;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--taylor") {
+      taylor = true;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--dot-test") {
+      dot_test = true;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--objective") {
+      const char* v = value();
+      if (!v || !cloverleaf::Clover::known_objective(v))
+        return bad("--objective needs ke, ie, pressure or mass-weighted-energy" +
+                   std::string(v ? " (got '" + std::string(v) + "')" : ""));
+      objective = v;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--checkpoints") {
+      const char* v = value();
+      if (v && std::strcmp(v, "all") == 0) snapshots = 0;
+      else if (!v || !apps::parse_int(v, 1, 1 << 20, snapshots))
+        return bad("--checkpoints needs a snapshot count >= 1 or 'all'" +
+                   std::string(v ? " (got '" + std::string(v) + "')" : ""));
+      adjoint_only.push_back(arg);
+    } else if (arg == "--adjoint-vtk") {
+      const char* v = value();
+      if (!v) return bad("--adjoint-vtk needs a file name");
+      adjoint_vtk = v;
+      adjoint_only.push_back(arg);
+    } else if (arg == "--fd-check") {
+      const char* v = value();
+      if (!v || !apps::parse_pos_double(v, fd_step) || fd_step >= 0.5)
+        return bad("--fd-check needs a relative step in (0, 0.5)");
+      adjoint_only.push_back(arg);
     } else if (arg == "--executor") {
       const char* v = value();
       if (!v || (std::strcmp(v, "starpu") != 0 && std::strcmp(v, "sequential") != 0))
@@ -175,6 +235,7 @@ int main(int argc, char** argv) {
     }
   }
   if (deck_path.empty()) return bad("no deck given");
+  if (!adjoint && !adjoint_only.empty()) return bad(adjoint_only.front() + " needs --adjoint");
 
   cloverleaf::Deck deck;
   try {
@@ -276,6 +337,46 @@ int main(int argc, char** argv) {
       std::printf(" Test problem %d check skipped (--end-step changed the run)\n", deck.test_problem);
     }
     if (!vtk.empty()) write_vtk(vtk, clover, deck);
+    cloverleaf::AdjointResult ad;
+    double factor = 0;
+    if (adjoint && rc != 1) {
+      cloverleaf::AdjointOptions o;
+      o.objective = objective;
+      o.snapshots = snapshots < 0 ? std::max(1, step / 3) : snapshots;
+      o.passive_dt = passive_dt;
+      o.fd_step = fd_step;
+      o.taylor = taylor;
+      o.dot_test = dot_test;
+      ad = cloverleaf::run_adjoint(*ex, deck, clover.tiles(), step, dts, o);
+      factor = (ad.forward_s + ad.adjoint_s) / wall;
+      if (!ad.recorded_matches_primal) {
+        std::fprintf(stderr, "stardiff-cloverleaf: the recorded run differs from the run (dt history)\n");
+        rc = 1;
+      }
+      if (taylor && !ad.taylor.passed) rc = 1;
+      if (dot_test && !(ad.dot_rel_diff < 1e-6)) rc = 1;
+      if (!adjoint_vtk.empty()) cloverleaf::write_gradient_vtk(adjoint_vtk, deck, ad);
+      if (!json) {
+        std::printf("\n Adjoint: d %s / d initial fields (dt %s), %s\n", objective.c_str(),
+                    passive_dt ? "held fixed" : "active", ad.checkpointing.c_str());
+        std::printf(" objective %.17g\n", ad.J);
+        for (std::size_t q = 0; q < ad.dstate.size(); ++q) {
+          std::printf(" state %zu: d/ddensity %.10e d/denergy %.10e d/dxvel %.10e d/dyvel %.10e\n", q + 1,
+                      ad.dstate[q].density, ad.dstate[q].energy, ad.dstate[q].xvel, ad.dstate[q].yvel);
+          if (!ad.fd.empty())
+            std::printf("   central differences:  d/ddensity %.10e d/denergy %.10e\n", ad.fd[q].density,
+                        ad.fd[q].energy);
+        }
+        std::printf(" recomputed steps %lld, peak tape bytes %zu (snapshots %zu), forward %.3f s, reverse %.3f s, "
+                    "adjoint factor %.2f\n",
+                    static_cast<long long>(ad.recomputed_steps), ad.peak_bytes, ad.peak_snapshot_bytes,
+                    ad.forward_s, ad.adjoint_s, factor);
+        if (taylor) std::printf(" Taylor test: %s\n", ad.taylor.report().c_str());
+        if (dot_test)
+          std::printf(" dot-product test: <J v, w> %.15e <v, J^T w> %.15e rel_diff %.3e (%s)\n", ad.dot_jv_w,
+                      ad.dot_v_jtw, ad.dot_rel_diff, ad.dot_rel_diff < 1e-6 ? "passed" : "FAILED");
+      }
+    }
     if (json) {
       apps::JsonWriter j;
       j.field("deck", deck_path).field("x_cells", deck.x_cells).field("y_cells", deck.y_cells);
@@ -294,6 +395,43 @@ int main(int argc, char** argv) {
       j.field("test_problem", deck.test_problem);
       if (checked) j.field("test_passed", passed).field("qa_diff", qa_diff).field("ke_ref", ke_ref);
       else if (ke_ref > 0) j.key("test_passed").value(std::nan(""));  // null: --end-step changed the run
+      if (adjoint && rc != 1) {
+        j.key("adjoint").begin_object();
+        j.field("objective", objective).field("J", ad.J).field("dt", std::string(passive_dt ? "passive" : "active"));
+        j.field("checkpointing", ad.checkpointing).field("recomputed_steps", static_cast<long long>(ad.recomputed_steps));
+        j.field("snapshots", ad.snapshots).field("peak_bytes", static_cast<long long>(ad.peak_bytes));
+        j.field("peak_snapshot_bytes", static_cast<long long>(ad.peak_snapshot_bytes));
+        j.field("primal_s", wall).field("forward_s", ad.forward_s).field("adjoint_s", ad.adjoint_s);
+        j.field("adjoint_factor", factor).field("recorded_matches_primal", ad.recorded_matches_primal);
+        j.field("gradient_hash", ad.gradient_hash);
+        j.end_object();
+        auto states = [&](const char* key, const std::vector<cloverleaf::StateGradient>& v, bool vel) {
+          j.key(key).begin_array();
+          for (std::size_t q = 0; q < v.size(); ++q) {
+            j.begin_object().field("state", static_cast<int>(q + 1)).field("density", v[q].density);
+            j.field("energy", v[q].energy);
+            if (vel) j.field("xvel", v[q].xvel).field("yvel", v[q].yvel);
+            j.end_object();
+          }
+          j.end_array();
+        };
+        states("dobj_dstate", ad.dstate, true);
+        if (!ad.fd.empty()) states("fd_dstate", ad.fd, false);
+        if (ad.has_dot)
+          j.key("dot_test").begin_object().field("jv_w", ad.dot_jv_w).field("v_jtw", ad.dot_v_jtw)
+              .field("rel_diff", ad.dot_rel_diff).field("passed", ad.dot_rel_diff < 1e-6).end_object();
+        if (ad.has_taylor) {
+          j.key("taylor").begin_object().field("passed", ad.taylor.passed).field("min_rate", ad.taylor.min_rate);
+          j.field("roundoff_only", ad.taylor.roundoff_only).field("dJ", ad.taylor.dJ);
+          for (auto [k, v] : {std::pair<const char*, const std::vector<double>*>{"steps", &ad.taylor.steps},
+                              {"r2", &ad.taylor.r2}, {"rates", &ad.taylor.rates}, {"central", &ad.taylor.central}}) {
+            j.key(k).begin_array();
+            for (double x : *v) j.value(x);
+            j.end_array();
+          }
+          j.end_object();
+        }
+      }
       std::printf("%s\n", j.str().c_str());
     }
     return rc;

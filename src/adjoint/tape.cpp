@@ -110,7 +110,9 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     }
     c.dat = a.dat;
     c.tile = t;
-    c.offset = static_cast<std::size_t>(lo[o] - a.dat->tile_first_row(t)) * rb;
+    // A dat lacking the outer axis has one row (a one-index range writes it, any index).
+    const int row = a.dat->has_axis(o) ? lo[o] : a.dat->tile_first_row(t);
+    c.offset = static_cast<std::size_t>(row - a.dat->tile_first_row(t)) * rb;
     c.bytes = bytes;
     if (!c.buffer) {
       c.buffer = std::make_unique<Handle>(

@@ -42,7 +42,11 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
           who + ": size needs " + std::to_string(dims_) + " entries (the block's dimensions)");
   require(opts.base.empty() || static_cast<int>(opts.base.size()) == dims_,
           who + ": base needs " + std::to_string(dims_) + " entries (the block's dimensions)");
-  if (!opts.axes.empty()) {
+  require(!opts.no_axes || opts.axes.empty(), who + ": no_axes and axes both given");
+  if (opts.no_axes) {
+    has_ = {false, false, false};
+    for (int d = dims_; d < 3; ++d) has_[d] = true;
+  } else if (!opts.axes.empty()) {
     has_ = {false, false, false};
     for (int d : opts.axes) {
       require(d >= 0 && d < dims_, who + ": axis " + std::to_string(d) + " is not a dimension of block '" +

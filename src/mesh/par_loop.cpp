@@ -78,9 +78,9 @@ void check_dat_arg(const std::string& loop, int argi, const Block& block, const 
   if (range.points(block.dims()) == 0) return;
   for (int d = 0; d < block.dims(); ++d) {
     if (!dat.has_axis(d)) {
-      if (mode != Mode::Read && (range.lo[d] != 0 || range.hi[d] != 1))
+      if (mode != Mode::Read && range.hi[d] - range.lo[d] != 1)
         throw Error(who + ": the dat lacks dimension " + std::to_string(d) + " (it is read broadcast there), so " +
-                    "only a loop whose range is [0,1) in that dimension may write it; range " +
+                    "only a loop whose range is one index in that dimension may write it; range " +
                     range.str(block.dims()) + " is not");
       continue;
     }

@@ -2,7 +2,8 @@
 // tests/unit/test_mesh_lowdim.cpp — low-dimensional dats (DatOptions::axes): celldx(x) and
 // celldy(y) read broadcast on a 2-D block give bitwise the full-dat reference; their
 // adjoints (summed along the missing axes) against the reference, finite differences and
-// a dot-product test; writes over the full block are Errors; a 3-D broadcast read.
+// a dot-product test; writes over the full block are Errors; a 3-D broadcast read; a dat
+// lacking every axis written by one-point loops anywhere, with its adjoint.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -160,9 +161,10 @@ TEST(MeshLowdim, WritesOverTheFullBlockAreErrors) {
   msg = error_of([&] { par_loop_passive("inc_dy", b, b.interior(), Fill{}, arg_dat(cy, z, INC)); });
   EXPECT_NE(msg.find("inc_dy"), std::string::npos) << msg;
   EXPECT_NE(msg.find("celldy"), std::string::npos) << msg;
-  EXPECT_NE(error_of([&] { par_loop_passive("f", b, Range{0, 6, 3, 4}, Fill{}, arg_dat(cx, z, RW)); }), "");
-  // Ranges of extent [0,1) along the missing axis may write.
+  EXPECT_NE(error_of([&] { par_loop_passive("f", b, Range{0, 6, 3, 5}, Fill{}, arg_dat(cx, z, RW)); }), "");
+  // Ranges of one index along the missing axis (any index) may write.
   EXPECT_EQ(error_of([&] { par_loop_passive("f", b, Range{0, 6, 0, 1}, Fill{}, arg_dat(cx, z, WRITE)); }), "");
+  EXPECT_EQ(error_of([&] { par_loop_passive("f", b, Range{0, 6, 5, 6}, Fill{}, arg_dat(cx, z, RW)); }), "");
   EXPECT_EQ(error_of([&] { par_loop_passive("f", b, Range{0, 1, 0, 8}, Fill{}, arg_dat(cy, z, WRITE)); }), "");
   ex.wait_all();
   EXPECT_EQ(cx.values()(3, 5), 1.0);
@@ -171,6 +173,78 @@ TEST(MeshLowdim, WritesOverTheFullBlockAreErrors) {
   EXPECT_THROW(Dat<double>(b, "bad", Halo{}, {.axes = {2}}), Error);
   EXPECT_THROW(Dat<double>(b, "bad", Halo{}, {.axes = {0, 0}}), Error);
   EXPECT_THROW(Dat<double>(b, "bad", Halo{}, {.size = {6, 8}, .axes = {0}}), Error);
+  EXPECT_THROW(Dat<double>(b, "bad", Halo{}, {.axes = {0}, .no_axes = true}), Error);
+}
+
+namespace {
+// p (no axes) = min(u(i, j) at the one point of the range, 2 p); w = p * u everywhere.
+struct PointMin {
+  static constexpr unsigned adjoint_reads = 0b11;
+  void operator()(Acc<const double> u, Acc<double> p) const { p(0, 0) = std::min(u(0, 0), 2.0 * p(0, 0)); }
+  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> p, Acc<double> p_a1s) const {
+    const double g = p_a1s(0, 0);
+    if (u(0, 0) <= 2.0 * p(0, 0)) {
+      u_a1s(0, 0) += g;
+      p_a1s(0, 0) = 0.0;
+    } else {
+      p_a1s(0, 0) = 2.0 * g;
+    }
+  }
+};
+struct ScaleBy {
+  static constexpr unsigned adjoint_reads = 0b11;
+  void operator()(Acc<const double> u, Acc<const double> p, Acc<double> w) const { w(0, 0) = p(0, 0) * u(0, 0); }
+  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> p, Acc<double> p_a1s, Acc<const double>,
+               Acc<double> w_a1s) const {
+    u_a1s(0, 0) += p(0, 0) * w_a1s(0, 0);
+    p_a1s(0, 0) += u(0, 0) * w_a1s(0, 0);
+  }
+};
+struct SumW {
+  void operator()(Acc<const double> w, double* s) const { *s += w(0, 0); }
+  void adjoint(Acc<const double>, Acc<double> w_a1s, const double*, const double* s_a1s) const {
+    w_a1s(0, 0) += *s_a1s;
+  }
+};
+}  // namespace
+
+// A dat lacking every axis, written by one-point loops at points of different tiles (RW:
+// the tape saves and restores its one element), read broadcast: the gradient of
+// J = sum over two rounds of (p * u) against the hand derivative, for several tilings.
+TEST(MeshLowdim, PointDatWrittenAtOnePointAnywhere) {
+  SequentialExecutor ex;
+  for (int tiles : {1, 2, 4}) {
+    Block b(ex, "g", {6, 8}, tiles);
+    Dat<double> u(b, "u"), w(b, "w"), p(b, "p", Halo{}, {.no_axes = true});
+    EXPECT_EQ(p.tiles(), 1);
+    EXPECT_EQ(p.bytes(), sizeof(double));
+    Reduction<double> J(b, ReduceOp::SUM, "J");
+    u.set([](int i, int j, int) { return 1.0 + 0.1 * i + 0.01 * j; });
+    p.set([](int, int, int) { return 0.6; });
+    Tape tape("point");
+    tape.start();
+    J.reset();
+    // round 1 at (4, 6): u = 1.46 > 2 p = 1.2 -> p = 1.2; round 2 at (1, 1): u = 1.11 < 2.4 -> p = 1.11
+    for (auto [i, j] : {std::pair{4, 6}, std::pair{1, 1}}) {
+      par_loop("point_min", b, Range{i, i + 1, j, j + 1}, PointMin{}, arg_dat(u, READ), arg_dat(p, RW));
+      par_loop("scale", b, b.interior(), ScaleBy{}, arg_dat(u, READ), arg_dat(p, READ), arg_dat(w, WRITE));
+      par_loop("sum", b, b.interior(), SumW{}, arg_dat(w, READ), arg_reduce(J));
+    }
+    tape.stop();
+    EXPECT_EQ(p.values()(3, 2), 1.0 + 0.1 * 1 + 0.01 * 1) << "tiles=" << tiles;
+    double su = 0;
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 6; ++i) su += 1.0 + 0.1 * i + 0.01 * j;
+    EXPECT_NEAR(J.value(), 1.2 * su + 1.11 * su, 1e-12);
+    tape.seed(J, 1.0);
+    tape.reverse();
+    auto g = u.adjoint();
+    // dJ/du(i,j) = p1 + p2 (every point), + su at (1,1) (p2 = u(1,1)); p1 = 2 p0 does not depend on u.
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 6; ++i)
+        EXPECT_NEAR(g(i, j), 1.2 + 1.11 + (i == 1 && j == 1 ? su : 0.0), 1e-12) << i << "," << j << " tiles=" << tiles;
+    EXPECT_NEAR(p.adjoint()(0, 0), 2.0 * su, 1e-12) << "tiles=" << tiles;  // dJ/dp0 through p1 = 2 p0
+  }
 }
 
 namespace {

@@ -18,7 +18,9 @@
 //  * Low-dimensional dats (DatOptions::axes lists the dimensions the dat varies along):
 //    along a missing axis the dat has size 1, base 0, no halo, and every loop index reads
 //    that one element (stride 0: READ broadcasts; a write needs the loop's range to be
-//    [0,1) there). A dat lacking the outer axis is not tiled: one handle serves every
+//    one index there, any index: that point writes the one element). DatOptions::no_axes
+//    makes a dat lacking every axis (one value per component, e.g. a time step read by
+//    every point and written by a loop over one point). A dat lacking the outer axis is not tiled: one handle serves every
 //    tile's task (tile(t), geom(t) ignore t); its READ adjoints go to per-tile partials
 //    added in tile order. A dat lacking only inner axes is tiled with row length 1 there.
 //    set() / values() use index 0 along missing axes (DatView broadcasts them too).
@@ -52,6 +54,7 @@ struct DatOptions {
   std::vector<int> size{};   // default: the block's size
   std::vector<int> base{};   // default: 0
   std::vector<int> axes{};   // dimensions the dat varies along (default: all); see above
+  bool no_axes = false;      // lacks every axis (axes must then be empty); see above
 };
 
 // Element layout of one tile, as loop kernels see it (trivially copyable).

@@ -14,7 +14,7 @@
 //    arg_gbl values are constants (no adjoint); a differentiable parameter is an active
 //    Scalar passed with arg_scalar (its adjoint sums the kernels' scalar_a1s).
 //    A dat lacking an axis (DatOptions::axes) reads the same element at every index and
-//    offset along it; it may be written only by a loop whose range is [0,1) there.
+//    offset along it; it may be written only by a loop whose range is one index there.
 //    Acc<T> a at point p: a(di, dj, dk) is the value at p + (di, dj, dk); a.c(c, di, ...)
 //    component c. Kernels are trivially copyable functors (copied into each task).
 //  * Rejected at submission (stardiff::Error naming loop and argument): a dat of another
