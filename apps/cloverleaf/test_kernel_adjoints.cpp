@@ -235,6 +235,11 @@ class Harness {
     return {0, 0};
   }
   const std::vector<DatD*>& inputs() const { return in_; }
+  // Sets one value of a field's base point.
+  void set_base(const std::string& name, int i, int j, double v) {
+    auto& lay = base_.at(&CloverTestAccess::dat(c_, name));
+    lay.data[lay.index(i, j)] = v;
+  }
   double scale(DatD* d) const { return scale_.at(d); }
 
  private:
@@ -318,6 +323,19 @@ TEST(CloverKernelAdjoint, IdealGas) {
   check(H, "ideal_gas");
   Harness P({"density1", "energy1"}, {"pressure", "soundspeed"}, [](Clover& c) { c.ideal_gas(true); });
   check(P, "ideal_gas_predict");
+  // energy 0 at one cell: soundspeed sqrt(0), whose derivative is taken as 0 (the pressure
+  // still passes its derivative 0.4 rho to the energy)
+  Harness Z({"density0", "energy0"}, {"pressure", "soundspeed"}, [](Clover& c) { c.ideal_gas(false); });
+  Z.set_base("energy0", 4, 3, 0.0);
+  Z.F(nullptr, 0);
+  const auto rho = A::dat(Z.clover(), "density0").values();
+  const auto ss = A::dat(Z.clover(), "soundspeed").values();
+  EXPECT_EQ(ss(4, 3), 0.0);
+  std::vector<double> w(Z.n_out(), 1.0);
+  const auto g = Z.JTw(w, false);
+  for (double x : g) ASSERT_TRUE(std::isfinite(x));
+  const std::size_t off = Z.span_of(&A::dat(Z.clover(), "energy0")).first;
+  EXPECT_DOUBLE_EQ(g[off + rho.index(4, 3)], (1.4 - 1.0) * rho(4, 3));
 }
 
 TEST(CloverKernelAdjoint, Viscosity) {
