@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <exception>
 #include <cstring>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <string_view>
 
 #include "runtime/handle_impl.hpp"
@@ -29,6 +31,11 @@ int openblas_get_num_threads(void) __attribute__((weak));
 namespace stardiff {
 
 namespace {
+bool has_disk_node() {
+  for (unsigned n = 0; n < starpu_memory_nodes_get_count(); ++n)
+    if (starpu_node_get_kind(n) == STARPU_DISK_RAM) return true;
+  return false;
+}
 std::atomic<bool> g_alive{false};
 std::atomic<std::uint64_t> g_generation{0};
 int g_saved_blas_threads = -1;
@@ -223,6 +230,10 @@ Runtime::~Runtime() {
     detail::mpi_abort(2);
   }
   starpu_task_wait_for_all();
+  // With a disk node, StarPU 1.3.10 may still have asynchronous transfers to the disk in
+  // flight when the last task ends; starpu_shutdown asserts that none is pending (abort).
+  // The (polling) workers complete them while idle: give them 200 ms first.
+  if (has_disk_node()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   if (mpi_) detail::mpi_stop();
   else starpu_shutdown();
   if (openblas_set_num_threads && g_saved_blas_threads > 0) openblas_set_num_threads(g_saved_blas_threads);
