@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // src/mesh/dat.cpp — tiled storage of a Dat, halo exchanges, host copies (see dat.hpp).
 #include "stardiff/mesh/dat.hpp"
+#include "stardiff/mesh/par_loop.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -15,15 +16,17 @@ namespace stardiff::mesh {
 namespace {
 std::atomic<int> g_next_id{1};
 
-// Tile buffers of at least one huge page start on a huge-page boundary and are advised
-// for transparent huge pages (MADV_HUGEPAGE, advisory: without THP they are plain pages),
-// so streaming loops take one TLB entry per 2 MiB instead of per 4 KiB. Smaller buffers
-// are 64-byte aligned. Zeroed here (first touch).
+// With huge_pages() (par_loop.hpp), tile buffers of at least half a huge page are rounded up to whole huge pages, start on a
+// huge-page boundary and are advised for transparent huge pages (MADV_HUGEPAGE, advisory:
+// without THP they are plain pages), so streaming loops take one TLB entry per 2 MiB instead
+// of per 4 KiB (at most 2 MiB more per buffer). Smaller buffers are 64-byte aligned. Zeroed
+// here (first touch).
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 void* alloc_zeroed(std::size_t bytes) {
   std::size_t n = ((bytes + 63) / 64) * 64;
   if (n == 0) n = 64;
-  const bool huge = n >= kHugePage;
+  const bool huge = n >= kHugePage / 2 && huge_pages();
+  if (huge) n = (n + kHugePage - 1) / kHugePage * kHugePage;
   void* p = nullptr;
   if (posix_memalign(&p, huge ? kHugePage : 64, n) != 0 || p == nullptr)
     throw Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes");

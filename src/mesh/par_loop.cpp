@@ -216,9 +216,12 @@ bool env_switch(const char* name, bool dflt) {
   return std::strcmp(e, "0") != 0;
 }
 std::atomic<bool> g_stream_stores{env_switch("STARDIFF_STREAM_STORES", false)};
+std::atomic<bool> g_huge_pages{env_switch("STARDIFF_HUGE_PAGES", true)};
 }  // namespace
 void set_stream_stores(bool on) { g_stream_stores = on; }
 bool stream_stores() { return g_stream_stores; }
+void set_huge_pages(bool on) { g_huge_pages = on; }
+bool huge_pages() { return g_huge_pages; }
 }  // namespace stardiff::mesh
 
 namespace stardiff::mesh::detail {

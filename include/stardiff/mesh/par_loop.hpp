@@ -121,8 +121,12 @@ ArgScalar<T> arg_scalar(Scalar<T>& s) {
 // Process-wide tuning switches; results are bitwise the same either way.
 //  * Non-temporal stores (see above): off by default, STARDIFF_STREAM_STORES=1 turns
 //    them on.
+//  * Transparent huge pages for dat tiles of >= 1 MiB (src/mesh/dat.cpp): on by default,
+//    STARDIFF_HUGE_PAGES=0 turns them off; applies to dats created afterwards.
 void set_stream_stores(bool on);
 bool stream_stores();
+void set_huge_pages(bool on);
+bool huge_pages();
 
 namespace detail {
 template <class K, class... A>
