@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // apps/cloverleaf/adjoint.cpp — recorded CloverLeaf runs and their gradients (contract in adjoint.hpp).
 #include "adjoint.hpp"
+#include "vtk.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -275,22 +276,8 @@ void write_gradient_vtk(const std::string& path, const Deck& d, const AdjointRes
   std::ofstream out(path);
   if (!out) throw Error("--adjoint-vtk: cannot write '" + path + "'");
   const int nx = d.x_cells, ny = d.y_cells;
-  const double dx = (d.xmax - d.xmin) / nx, dy = (d.ymax - d.ymin) / ny;
   char buf[96];
-  out << "# vtk DataFile Version 3.0\nstardiff-cloverleaf gradient\nASCII\nDATASET RECTILINEAR_GRID\n";
-  out << "DIMENSIONS " << nx + 1 << " " << ny + 1 << " 1\n";
-  out << "X_COORDINATES " << nx + 1 << " double\n";
-  for (int j = 0; j <= nx; ++j) {
-    std::snprintf(buf, sizeof buf, "%.17g\n", d.xmin + dx * j);
-    out << buf;
-  }
-  out << "Y_COORDINATES " << ny + 1 << " double\n";
-  for (int k = 0; k <= ny; ++k) {
-    std::snprintf(buf, sizeof buf, "%.17g\n", d.ymin + dy * k);
-    out << buf;
-  }
-  out << "Z_COORDINATES 1 double\n0\n";
-  out << "CELL_DATA " << static_cast<long long>(nx) * ny << "\n";
+  write_vtk_grid(out, d, "stardiff-cloverleaf gradient");
   for (auto [name, f] : {std::pair<const char*, const std::vector<double>*>{"dobj_ddensity0", &r.g_density},
                          {"dobj_denergy0", &r.g_energy}}) {
     out << "SCALARS " << name << " double 1\nLOOKUP_TABLE default\n";

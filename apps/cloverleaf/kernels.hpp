@@ -806,6 +806,17 @@ inline double cell_limiter(double sigma, double sigma3, double sigma4, double di
   return diffuw * diffdw > 0.0 ? l : 0.0;
 }
 // cell_limiter and its partial derivatives on the branch it takes.
+// Which of a, b, c std::min({a, b, c}) returns: the leftmost smallest (0, 1 or 2).
+inline int argmin3(double a, double b, double c) {
+  int which = 0;
+  double m = a;
+  if (b < m) {
+    which = 1;
+    m = b;
+  }
+  if (c < m) which = 2;
+  return which;
+}
 struct LimiterD {
   double l = 0, sigma = 0, sigma3 = 0, sigma4 = 0, diffuw = 0, diffdw = 0;
 };
@@ -817,17 +828,8 @@ inline LimiterD cell_limiter_d(double sigma, double sigma3, double sigma4, doubl
   const double au = std::fabs(diffuw), ad = std::fabs(diffdw);
   const double c = one_by_six * (sigma3 * au + sigma4 * ad);
   const double f = (1.0 - sigma) * wind;
-  // std::min of the list {au, ad, c}: the leftmost smallest
-  int which = 0;
-  double m = au;
-  if (ad < m) {
-    which = 1;
-    m = ad;
-  }
-  if (c < m) {
-    which = 2;
-    m = c;
-  }
+  const int which = argmin3(au, ad, c);
+  const double m = which == 0 ? au : which == 1 ? ad : c;
   if (which == 0) d.diffuw = f * sgn(diffuw);
   else if (which == 1) d.diffdw = f * sgn(diffdw);
   else {
@@ -1058,17 +1060,8 @@ struct MomFlux {
     const double wind = vdiffdw <= 0.0 ? -1.0 : 1.0;
     const double z = (2.0 - sigma) * adw / width + (1.0 + sigma) * auw / c_dif;
     const double t = width * z / 6.0;
-    // std::min of {t, auw, adw}: the leftmost smallest
-    int which = 0;
-    double m = t;
-    if (auw < m) {
-      which = 1;
-      m = auw;
-    }
-    if (adw < m) {
-      which = 2;
-      m = adw;
-    }
+    const int which = argmin3(t, auw, adw);
+    const double m = which == 0 ? t : which == 1 ? auw : adw;
     const bool on = vdiffuw * vdiffdw > 0.0;
     const double limiter = on ? wind * m : 0.0;
     const double advec_vel_s = v_d + (1.0 - sigma) * limiter;

@@ -49,6 +49,7 @@
 #include "clover.hpp"
 #include "deck.hpp"
 #include "json.hpp"
+#include "vtk.hpp"
 
 using namespace stardiff;
 
@@ -119,22 +120,8 @@ void write_vtk(const std::string& path, cloverleaf::Clover& c, const cloverleaf:
   const int nx = c.nx(), ny = c.ny();
   auto rho = c.density0().values(), e = c.energy0().values(), p = c.pressure().values();
   auto u = c.xvel0().values(), v = c.yvel0().values();
-  const double dx = (d.xmax - d.xmin) / nx, dy = (d.ymax - d.ymin) / ny;
   char buf[96];
-  out << "# vtk DataFile Version 3.0\nstardiff-cloverleaf\nASCII\nDATASET RECTILINEAR_GRID\n";
-  out << "DIMENSIONS " << nx + 1 << " " << ny + 1 << " 1\n";
-  out << "X_COORDINATES " << nx + 1 << " double\n";
-  for (int j = 0; j <= nx; ++j) {
-    std::snprintf(buf, sizeof buf, "%.17g\n", d.xmin + dx * j);
-    out << buf;
-  }
-  out << "Y_COORDINATES " << ny + 1 << " double\n";
-  for (int k = 0; k <= ny; ++k) {
-    std::snprintf(buf, sizeof buf, "%.17g\n", d.ymin + dy * k);
-    out << buf;
-  }
-  out << "Z_COORDINATES 1 double\n0\n";
-  out << "CELL_DATA " << static_cast<long long>(nx) * ny << "\n";
+  write_vtk_grid(out, d, "stardiff-cloverleaf");
   for (auto [name, f] : {std::pair<const char*, mesh::DatView<double>*>{"density", &rho}, {"energy", &e},
                          {"pressure", &p}}) {
     out << "SCALARS " << name << " double 1\nLOOKUP_TABLE default\n";
