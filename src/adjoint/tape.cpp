@@ -111,8 +111,9 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     c.dat = a.dat;
     c.tile = t;
     // A dat lacking the outer axis has one row (a one-index range writes it, any index).
-    const int row = a.dat->has_axis(o) ? lo[o] : a.dat->tile_first_row(t);
-    c.offset = static_cast<std::size_t>(row - a.dat->tile_first_row(t)) * rb;
+    const int first = a.dat->tile_first_row(a.dat->tiled() ? t : 0);  // an untiled dat has one buffer
+    const int row = a.dat->has_axis(o) ? lo[o] : first;
+    c.offset = static_cast<std::size_t>(row - first) * rb;
     c.bytes = bytes;
     if (!c.buffer) {
       c.buffer = std::make_unique<Handle>(
