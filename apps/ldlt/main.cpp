@@ -26,6 +26,11 @@
 //    analysis would not fit the available memory (message on stderr).
 //  * --json: exactly one JSON object on stdout, numbers as %.17g; progress and messages
 //    go to stderr. Without --json the summary goes to stdout.
+//  * Under mpirun (StarPU-MPI, --executor starpu): the factorization's task graph is
+//    distributed over the ranks (subtree-to-rank mapping, src/sparse/ldlt_dist.hpp), every
+//    rank ends with the whole factorization and the solution (the solve runs on every
+//    rank), and only rank 0 prints; an error on a run of several ranks ends the whole job
+//    (exit 2) rather than leave the other ranks waiting.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -287,6 +292,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Known solution column k of the default right-hand sides.
 double exact_x(std::int64_t i, int k) { return k == 0 ? 1.0 : 1.0 + 0.5 * std::sin(double(i + 1) * (k + 1)); }
 
+int solve_and_report(const Args& args, const CscMatrix32& A, const std::vector<double>& b,
+                     const std::vector<double>& xtrue, int nrhs, const std::string& failure, double read_s,
+                     const std::optional<Runtime>& rt, Executor& inner_exec);
+
 int run(const Args& args) {
   auto t_read = std::chrono::steady_clock::now();
   CscMatrix32 A = read_matrix_market(args.matrix);
@@ -322,6 +331,30 @@ int run(const Args& args) {
   } else {
     inner = std::make_unique<SequentialExecutor>();
   }
+  try {
+    return solve_and_report(args, A, b, xtrue, nrhs, failure, read_s, rt, *inner);
+  } catch (const Error& e) {
+    if (rt && rt->size() > 1) {
+      std::fprintf(stderr, "stardiff-ldlt: rank %d: error: %s\n", rt->rank(), e.what());
+      rt->abort_job(2);
+    }
+    throw;
+  } catch (const std::bad_alloc&) {
+    if (rt && rt->size() > 1) {
+      std::fprintf(stderr, "stardiff-ldlt: rank %d: error: out of memory\n", rt->rank());
+      rt->abort_job(2);
+    }
+    throw;
+  }
+}
+
+int solve_and_report(const Args& args, const CscMatrix32& A, const std::vector<double>& b,
+                     const std::vector<double>& xtrue, int nrhs, const std::string& failure, double read_s,
+                     const std::optional<Runtime>& rt, Executor& inner_exec) {
+  const std::int64_t n = A.n_cols;
+  Executor* inner = &inner_exec;
+  const bool quiet = args.quiet || (rt && rt->rank() != 0);  // rank 0 prints
+  const bool silent = rt && rt->rank() != 0;
 
   LdltOptions opts;
   opts.ordering = args.ordering;
@@ -330,12 +363,13 @@ int run(const Args& args) {
   Ldlt ldlt(opts);
 
   auto t0 = std::chrono::steady_clock::now();
-  const AnalyzeInfo ai = ldlt.analyze(A, inner.get());  // one task: not beside polling workers
+  const AnalyzeInfo ai = ldlt.analyze(A, inner);  // one task: not beside polling workers
   const double analyze_s = seconds_since(t0);
-  if (!args.quiet)
-    std::fprintf(stderr, "stardiff-ldlt: %s: n=%lld nnz(L)=%lld %.3g GFlop predicted, %s ordering, mode %s\n",
+  if (!quiet)
+    std::fprintf(stderr, "stardiff-ldlt: %s: n=%lld nnz(L)=%lld %.3g GFlop predicted, %s ordering, mode %s%s\n",
                  args.matrix.c_str(), static_cast<long long>(ai.n), static_cast<long long>(ai.nnz_l), ai.flops * 1e-9,
-                 to_string(ai.ordering), to_string(ai.mode));
+                 to_string(ai.ordering), to_string(ai.mode),
+                 rt && rt->size() > 1 ? (", " + std::to_string(rt->size()) + " MPI ranks").c_str() : "");
 
   CountingExecutor counter(*inner);
   std::optional<RecordingExecutor> rec;
@@ -347,19 +381,19 @@ int run(const Args& args) {
   FactorInfo fi;
   t0 = std::chrono::steady_clock::now();
   {
-    Progress progress(!args.quiet, "factorizing", &counter, ai.tasks);
+    Progress progress(!quiet, "factorizing", &counter, ai.tasks);
     fi = ldlt.factorize(A, fexec);
   }
   // the library's own measurement: the progress reporter's thread is not part of it
   const double factor_s = fi.factor_s > 0 ? fi.factor_s : seconds_since(t0);
   const std::size_t factor_tasks = counter.tasks_submitted();
-  if (rec) rec->write_dot(args.dot);
+  if (rec && !silent) rec->write_dot(args.dot);
 
   t0 = std::chrono::steady_clock::now();
   std::vector<double> x;
   if (failure.empty()) {
-    Progress progress(!args.quiet, "solving", nullptr, 0);
-    x = ldlt.solve(b, nrhs, inner.get());
+    Progress progress(!quiet, "solving", nullptr, 0);
+    x = ldlt.solve(b, nrhs, inner);
   }
   const double solve_s = seconds_since(t0);
   SolveInfo si = ldlt.solve_info();
@@ -367,9 +401,9 @@ int run(const Args& args) {
   // Singular to working precision even where no pivot was small (bloweybq): the
   // Hager-Higham estimate of the equilibrated matrix's reciprocal condition number.
   t0 = std::chrono::steady_clock::now();
-  const double rcond = ldlt.rcond(inner.get());
+  const double rcond = ldlt.rcond(inner);
   const double rcond_s = seconds_since(t0);
-  const bool singular = ldlt.numerically_singular(inner.get());  // the estimate is cached
+  const bool singular = ldlt.numerically_singular(inner);  // the estimate is cached
   require(!failure.empty() || x.size() == b.size(), "solve returned " + std::to_string(x.size()) +
                                                         " values, expected " + std::to_string(b.size()));
 
@@ -408,7 +442,9 @@ int run(const Args& args) {
   const long long nnz_l = static_cast<long long>(fi.nnz_l > 0 ? fi.nnz_l : ai.nnz_l);
   const double gflops = factor_s > 0 ? flops / factor_s * 1e-9 : 0.0;
 
-  if (args.json) {
+  if (silent) {
+    // rank > 0: rank 0 prints
+  } else if (args.json) {
     apps::JsonWriter j;
     j.field("matrix", args.matrix).field("n", ai.n).field("nnz_a", ai.nnz_a);
     j.field("nnz_lower", static_cast<long long>(A.nnz())).field("nnz_l", nnz_l).field("flops", flops);

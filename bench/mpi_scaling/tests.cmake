@@ -10,3 +10,16 @@ if(TARGET mpi_scaling AND STARDIFF_MPI AND STARDIFF_MPIRUN)
 else()
   stardiff_skipped_test(bench.mpi_scaling_not_run "mpi_scaling needs StarPU-MPI, mpirun and the mesh/adjoint modules" mpi)
 endif()
+# The LDL^T on 2 ranks (label mpi): both ranks run tasks, rank 1 sends (contribution blocks,
+# its share of the factors), bitwise.
+set(_ldlt_bench_matrix ${PROJECT_SOURCE_DIR}/../shared/data/matrices/bcsstk18.mtx.gz)
+if(TARGET mpi_scaling_ldlt AND STARDIFF_MPI AND STARDIFF_MPIRUN AND EXISTS ${_ldlt_bench_matrix})
+  add_test(NAME bench.mpi_scaling_ldlt COMMAND ${STARDIFF_MPIRUN} --allow-run-as-root --oversubscribe --bind-to none
+    -np 2 $<TARGET_FILE:mpi_scaling_ldlt> ${_ldlt_bench_matrix})
+  set_tests_properties(bench.mpi_scaling_ldlt PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+    ENVIRONMENT "${STARDIFF_TEST_ENV};STARPU_NCPU=1;STARPU_COMM_STATS=1"
+    PASS_REGULAR_EXPRESSION "rank=1 tasks=[0-9]+ tasks_run=[1-9][0-9]* flops_here=[1-9][0-9.e+]* messages=[1-9][0-9]* bytes_sent=[1-9][0-9]*\n.*ranks=2 n=11948 tasks=[0-9]+ bitwise=yes"
+    FAIL_REGULAR_EXPRESSION "bitwise=no")
+else()
+  stardiff_skipped_test(bench.mpi_scaling_ldlt_not_run "mpi_scaling_ldlt needs StarPU-MPI, mpirun, the sparse module and bcsstk18" mpi)
+endif()

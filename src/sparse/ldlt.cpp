@@ -17,12 +17,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sparse/ldlt_dist.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
 #include "sparse/memory_guard.hpp"
@@ -271,19 +273,40 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     ctx.need_growth = (signs.pos && signs.neg) || !signs.nonzero;
     ctx.failed = &failed;
     // One run of the task graph: every plan entry a task (or the panel/update tasks of a
-    // split front), dependencies through one token per plan entry.
+    // split front), dependencies through one token per plan entry. Under StarPU-MPI with
+    // several ranks: on a StarPU executor distributed over the ranks (ldlt_dist.hpp), and
+    // replicated (every rank runs every task) where that run aborts (delayed columns) or
+    // the executor is another one; every rank then holds the whole factorization.
+    const int nranks = mpi_size();
+    const bool distribute = nranks > 1 && std::strcmp(gx.kind(), "starpu") == 0;
+    detail::LdltDist dist;
+    if (distribute) detail::plan_distribution(S, nranks, dist);
+    bool aborted = false;
+    ctx.abort = &aborted;
     auto run_graph = [&](bool unpiv) {
-      ctx.unpivoted = unpiv;
-      failed = false;
-      st.cbs.clear();
-      st.cbs.resize(S.ns);
-      st.stats.assign(S.ns, {});
-      ctx.cbs = st.cbs.data();
-      ctx.stats = st.stats.data();
-      std::vector<detail::BigFront> big(S.ns);
-      ctx.big = big.data();
-      ntasks += detail::insert_ldlt_factorization(gx, &ctx);
-      st.cbs.clear();
+      auto once = [&](detail::GraphRanks ranks) {
+        ctx.unpivoted = unpiv;
+        failed = false;
+        aborted = false;
+        st.cbs.clear();
+        st.cbs.resize(S.ns);
+        st.stats.assign(S.ns, {});
+        ctx.cbs = st.cbs.data();
+        ctx.stats = st.stats.data();
+        std::vector<detail::BigFront> big(S.ns);
+        ctx.big = big.data();
+        dist.growth = unpiv && ctx.need_growth;
+        ctx.dist = ranks == detail::GraphRanks::Distributed ? &dist : nullptr;
+        ntasks += detail::insert_ldlt_factorization(gx, &ctx, ranks);
+        ctx.dist = nullptr;
+        st.cbs.clear();
+      };
+      if (distribute) {
+        once(detail::GraphRanks::Distributed);
+        if (aborted) once(detail::GraphRanks::Replicated);
+      } else {
+        once(nranks > 1 ? detail::GraphRanks::Replicated : detail::GraphRanks::Rank0);
+      }
     };
     unpivoted = eligible;
     if (unpivoted) {

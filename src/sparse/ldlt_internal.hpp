@@ -194,6 +194,7 @@ struct BigFront {
   std::int64_t pos = 0, neg = 0, two_by_two = 0;
 };
 
+struct LdltDist;  // ldlt_dist.hpp
 struct NumericCtx {
   const Symbolic* sym = nullptr;
   const double* sval = nullptr;  // scaled values aligned with sym->ai
@@ -213,6 +214,11 @@ struct NumericCtx {
   bool unpivoted = false, need_growth = false;
   const double* diag = nullptr;
   bool* failed = nullptr;  // read and written through std::atomic_ref
+  // A run over StarPU-MPI ranks (ldlt_dist.hpp; null otherwise). *abort (std::atomic_ref,
+  // either mode): the run met sizes beyond the analysis and will be repeated; every task
+  // then returns at once, as after *failed.
+  const LdltDist* dist = nullptr;
+  bool* abort = nullptr;
 };
 
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.

@@ -145,8 +145,10 @@ void assemble_front(const NumericCtx& ctx, int s, const std::vector<int>& idx, d
   assemble_columns(ctx, s, idx, F, 0, int(idx.size()), free_cbs);
 }
 
-// The unpivoted attempt has already failed somewhere: the remaining tasks do nothing.
+// The unpivoted attempt has already failed somewhere, or a distributed run aborted: the
+// remaining tasks do nothing.
 bool attempt_failed(const NumericCtx& ctx) {
+  if (ctx.abort && std::atomic_ref<bool>(*ctx.abort).load(std::memory_order_relaxed)) return true;
   return ctx.unpivoted && std::atomic_ref<bool>(*ctx.failed).load(std::memory_order_relaxed);
 }
 

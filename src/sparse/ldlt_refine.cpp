@@ -36,7 +36,8 @@ void Refiner::apply(const double* b, double* x, int nrhs) {
   } else {
     std::vector<std::vector<double>> upd(S.ns);
     detail::SolveCtx sc{&S, st.nodes.data(), y.data(), nrhs, upd.data()};
-    detail::insert_ldlt_solve(ex, &sc);
+    // StarPU-MPI, several ranks: every rank holds the whole factorization and solves itself.
+    detail::insert_ldlt_solve(ex, &sc, mpi_size() > 1 ? GraphRanks::Replicated : GraphRanks::Rank0);
   }
   for (int r = 0; r < nrhs; ++r)
     for (int i = 0; i < n; ++i) {

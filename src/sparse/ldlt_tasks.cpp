@@ -3,19 +3,34 @@
 #include "sparse/ldlt_tasks.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sparse/ldlt_dist.hpp"
+
 namespace stardiff::sparse::detail {
 namespace {
+// t: the plan task; base: (distributed runs, ldlt_dist.hpp) the first buffer after the
+// tokens: the gather vector, the xfers sent, the xfers received (big begin: received only).
 struct LdltSubtreeArgs {
   const NumericCtx* ctx;
-  int lo, hi;
+  int lo, hi, t, base;
 };
 struct LdltBigArgs {
   const NumericCtx* ctx;
   int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
+  int t, base;
 };
+
+void receive_blocks(const TaskContext& t, const NumericCtx& ctx, int task, int first) {
+  for (int c : ctx.dist->recvs[task]) recv_block(ctx, c, t.buffers[first++].data<double>());
+}
+void gather_and_send(const TaskContext& t, const NumericCtx& ctx, int task, int base) {
+  pack_gather(ctx, task, t.buffers[base].data<double>());
+  for (int s : ctx.dist->sends[task]) send_block(ctx, s, t.buffers[++base].data<double>());
+}
 struct LdltSolveArgs {
   const SolveCtx* ctx;
   int lo, hi;
@@ -23,11 +38,15 @@ struct LdltSolveArgs {
 
 void ldlt_subtree_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSubtreeArgs>();
+  const bool dist = a.ctx->dist != nullptr;
+  if (dist) receive_blocks(t, *a.ctx, a.t, a.base + 1 + int(a.ctx->dist->sends[a.t].size()));
   factor_nodes(*a.ctx, a.lo, a.hi);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.hi].nelim;
+  if (dist) gather_and_send(t, *a.ctx, a.t, a.base);
 }
 void big_begin_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
+  if (a.ctx->dist) receive_blocks(t, *a.ctx, a.t, a.base);
   big_begin(*a.ctx, a.s);
 }
 void big_assemble_cpu(const TaskContext& t) {
@@ -46,6 +65,7 @@ void big_finish_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
   big_finish(*a.ctx, a.s);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
+  if (a.ctx->dist) gather_and_send(t, *a.ctx, a.t, a.base);
 }
 void ldlt_solve_forward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
@@ -67,13 +87,24 @@ const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu
 const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
 
 namespace {
-void insert_ldlt_subtree(Executor& exec, const NumericCtx* ctx, int lo, int hi, Handle& token,
-                         const std::vector<Handle*>& deps, int priority) {
+// The buffers a plan task adds in a distributed run (ldlt_dist.hpp): its gather vector, the
+// xfers it sends, those it receives; none otherwise.
+struct DistBuffers {
+  Handle* gather = nullptr;
+  std::vector<Handle*> sends, recvs;
+};
+
+void insert_ldlt_subtree(Executor& exec, const NumericCtx* ctx, int t, int lo, int hi, Handle& token,
+                         const std::vector<Handle*>& deps, const DistBuffers& db, int priority) {
   std::vector<DataAccess> acc;
   acc.reserve(deps.size() + 1);
   acc.push_back(out(token));
   for (Handle* h : deps) acc.push_back(in(*h));
-  LdltSubtreeArgs args{ctx, lo, hi};
+  const int base = int(acc.size());
+  if (db.gather) acc.push_back(out(*db.gather));
+  for (Handle* h : db.sends) acc.push_back(out(*h));
+  for (Handle* h : db.recvs) acc.push_back(in(*h));
+  LdltSubtreeArgs args{ctx, lo, hi, t, base};
   exec.submit(cl_ldlt_subtree, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
               {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority});
 }
@@ -110,28 +141,33 @@ int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
   return n;
 }
 
-int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int s, int m0, int p0, int nb, int bs,
-                    Handle& token, const std::vector<Handle*>& deps,
+int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0, int p0, int nb, int bs,
+                    Handle& token, const std::vector<Handle*>& deps, const DistBuffers& db,
                     std::vector<VariableHandle<std::int64_t>>& keep) {
   const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
   std::vector<VariableHandle<std::int64_t>> blk, win;
   blk.reserve(nblk);
   win.reserve(nwin);
-  for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block");
-  for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window");
+  for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block").set_owner(token.owner());
+  for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window").set_owner(token.owner());
   int ntask = 0;
   std::vector<DataAccess> acc;
   for_each_big_task(m0, p0, nb, bs, [&](int kind, int w, int jj, int k0, int k1) {
     ++ntask;
-    LdltBigArgs args{ctx, s, k0, k1, jj * bs, (jj + 1) * bs};
+    LdltBigArgs args{ctx, s, k0, k1, jj * bs, (jj + 1) * bs, t, 0};
     if (kind == 0 || kind == 3) {
       acc.clear();
       if (kind == 0) {
         for (auto& h : blk) acc.push_back(out(h));
         for (Handle* h : deps) acc.push_back(in(*h));
+        args.base = int(acc.size());
+        for (Handle* h : db.recvs) acc.push_back(in(*h));
       } else {
         acc.push_back(out(token));
         for (auto& h : blk) acc.push_back(in(h));
+        args.base = int(acc.size());
+        if (db.gather) acc.push_back(out(*db.gather));
+        for (Handle* h : db.sends) acc.push_back(out(*h));
       }
       exec.submit(kind == 0 ? cl_ldlt_big_begin : cl_ldlt_big_finish,
                   std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
@@ -172,31 +208,70 @@ std::int64_t count_factor_tasks(const Symbolic& S, int block_size) {
   return n;
 }
 
-std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx) {
+std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, GraphRanks ranks) {
   const Symbolic& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
+  const LdltDist* dist = ranks == GraphRanks::Distributed ? ctx->dist : nullptr;
   std::int64_t ntasks = 0;
   std::vector<VariableHandle<std::int64_t>> tokens, keep;
   tokens.reserve(nt);
-  for (int t = 0; t < nt; ++t) tokens.emplace_back(std::int64_t(0), "ldlt_token");
+  for (int t = 0; t < nt; ++t) {
+    tokens.emplace_back(std::int64_t(0), "ldlt_token");
+    if (dist) tokens.back().set_owner(dist->owner[t]);
+    else if (ranks == GraphRanks::Replicated) tokens.back().set_owner(kEveryRank);
+  }
+  // Distributed: per plan task its gather vector, per cross-rank child its xfer (owned by
+  // the sender's rank).
+  std::vector<std::unique_ptr<VectorHandle<double>>> gather, xfers;
+  if (dist) {
+    for (int t = 0; t < nt; ++t) {
+      gather.push_back(std::make_unique<VectorHandle<double>>(gather_size(S, t, dist->growth), "ldlt_gather"));
+      gather.back()->set_owner(dist->owner[t]);
+      for (int s : dist->sends[t]) {
+        if (int(xfers.size()) <= dist->xfer[s]) xfers.resize(dist->xfer[s] + 1);
+        xfers[dist->xfer[s]] = std::make_unique<VectorHandle<double>>(xfer_size(S, s), "ldlt_xfer");
+        xfers[dist->xfer[s]]->set_owner(dist->owner[t]);
+      }
+    }
+  }
   std::vector<Handle*> deps;
+  DistBuffers db;
   for (int t = 0; t < nt; ++t) {
     deps.clear();
     for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) deps.push_back(&tokens[S.dep_list[q]]);
+    if (dist) {
+      db.gather = gather[t].get();
+      db.sends.clear();
+      db.recvs.clear();
+      for (int s : dist->sends[t]) db.sends.push_back(xfers[dist->xfer[s]].get());
+      for (int c : dist->recvs[t]) db.recvs.push_back(xfers[dist->xfer[c]].get());
+    }
     if (S.task_split[t]) {
       int m0 = 0, p0 = 0;
       big_front_size(S, S.task_lo[t], m0, p0);
-      ntasks += insert_ldlt_big(ex, ctx, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, keep);
+      ntasks += insert_ldlt_big(ex, ctx, t, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, db, keep);
     } else {
-      insert_ldlt_subtree(ex, ctx, S.task_lo[t], S.task_hi[t], tokens[t], deps, 0);
+      insert_ldlt_subtree(ex, ctx, t, S.task_lo[t], S.task_hi[t], tokens[t], deps, db, 0);
       ++ntasks;
     }
   }
   ex.wait_all();  // the tokens go out of scope here
+  if (dist) {  // every rank reads every gather vector (collective, in task order)
+    const int me = mpi_rank();
+    int worst = 0;
+    for (int t = 0; t < nt; ++t) {
+      auto h = gather[t]->acquire(Access::R);
+      const int status = unpack_gather(*ctx, t, static_cast<const double*>(h.data()), dist->owner[t] == me);
+      if (status == 1) worst = 1;
+      else if (status != 0 && worst == 0) worst = 2;
+    }
+    if (worst == 1) *ctx->failed = true;
+    if (worst == 2) *ctx->abort = true;
+  }
   return ntasks;
 }
 
-int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx) {
+int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx, GraphRanks ranks) {
   const auto& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
   // Per task, the tasks holding the parents of its nodes outside it (a task may group
@@ -211,7 +286,10 @@ int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx) {
   std::vector<VariableHandle<int>> fwd, bwd;
   fwd.reserve(nt);
   bwd.reserve(nt);
-  for (int t = 0; t < nt; ++t) fwd.emplace_back(0, "solve_forward_token"), bwd.emplace_back(0, "solve_backward_token");
+  for (int t = 0; t < nt; ++t) {
+    fwd.emplace_back(0, "solve_forward_token"), bwd.emplace_back(0, "solve_backward_token");
+    if (ranks != GraphRanks::Rank0) fwd.back().set_owner(kEveryRank), bwd.back().set_owner(kEveryRank);
+  }
   std::vector<DataAccess> acc;
   for (int t = 0; t < nt; ++t) {
     acc.assign({out(fwd[t])});

@@ -28,15 +28,21 @@ extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_assemble, cl_ldlt_big_panel,
     cl_ldlt_big_finish;
 extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward;
 
+// Where the graph's tasks run under StarPU-MPI: all on rank 0 (also: no MPI, one rank),
+// every task on every rank (each computes the whole result), or each plan task on its rank
+// of ctx->dist (ldlt_dist.hpp: the factorization only).
+enum class GraphRanks { Rank0, Replicated, Distributed };
+
 // The number of tasks one run of the factorization graph submits (the preparation not counted).
 std::int64_t count_factor_tasks(const Symbolic& S, int block_size);
 
 // Submits one run of the factorization graph over ctx->sym's plan (a task per plan entry,
 // or the panel/update tasks of a split front; dependencies through one token per plan
-// entry), waits for it and returns the number of tasks.
-std::int64_t insert_ldlt_factorization(Executor& exec, const NumericCtx* ctx);
+// entry), waits for it and returns the number of tasks. Distributed: afterwards every rank
+// holds every node's factors and statistics, or *ctx->failed / *ctx->abort is set.
+std::int64_t insert_ldlt_factorization(Executor& exec, const NumericCtx* ctx, GraphRanks ranks = GraphRanks::Rank0);
 
 // Submits the forward and backward tasks of the whole solve and waits for them; returns
-// the number of tasks.
-int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx);
+// the number of tasks. Not Rank0: every task on every rank (Distributed is Replicated here).
+int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx, GraphRanks ranks = GraphRanks::Rank0);
 }  // namespace stardiff::sparse::detail

@@ -72,3 +72,51 @@ if(TARGET stardiff-heat)
 else()
   stardiff_skipped_test(mpi.heat_not_built "stardiff-heat is not built" mpi)
 endif()
+
+# The sparse LDL^T over the ranks (tests/mpi/ldlt_same_result.sh, test_ldlt_mpi): the
+# factorization's task graph distributed by subtree-to-rank mapping; stardiff-ldlt's JSON
+# report (inertia, pivoting, residuals, error, rcond, tasks; timings and gflops aside) on 2 and 3
+# ranks equal to the 1-rank run without MPI, on three real matrices (unpivoted SPD,
+# threshold-pivoted indefinite, unpivoted indefinite with growth) and a matrix with
+# delayed columns (the replicated rerun; tasks then differ); only rank 0 prints.
+set(_ldlt_mats ${PROJECT_SOURCE_DIR}/../shared/data/matrices)
+set(ldlt_same_result sh ${CMAKE_CURRENT_LIST_DIR}/ldlt_same_result.sh ${mpi_runner})
+if(TARGET stardiff-ldlt)
+  set(ldlt $<TARGET_FILE:stardiff-ldlt>)
+  set(_ldlt_mpi_tests)
+  foreach(case "bcsstk18;2" "aug3dcqp;2" "tuma2;2" "aug3dcqp;3" "stokes64;2;--more-tasks")
+    list(GET case 0 m)
+    list(GET case 1 np)
+    set(extra)
+    list(LENGTH case len)
+    if(len GREATER 2)
+      list(GET case 2 extra)
+    endif()
+    add_test(NAME mpi.ldlt_${m}_${np}_ranks COMMAND ${ldlt_same_result} ${np} ${_ldlt_mats}/${m}.mtx.gz ${ldlt} ${extra})
+    list(APPEND _ldlt_mpi_tests mpi.ldlt_${m}_${np}_ranks)
+  endforeach()
+  set_tests_properties(${_ldlt_mpi_tests} PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+    ${STARDIFF_SKIP_PROPS} TIMEOUT 300 PROCESSORS 2)
+  if(STARDIFF_MPI AND STARDIFF_MPIRUN AND EXISTS ${_ldlt_mats}/bcsstk18.mtx.gz)
+    # Only rank 0 prints: the summary's "status" line once on stdout, the header once on stderr.
+    add_test(NAME mpi.ldlt_rank0_prints COMMAND sh -c "\"$1\" ${mpirun_flags} -np 2 \"$2\" \"$3\" 2>&1 | grep -c -e '^status ' -e 'MPI ranks'" sh ${STARDIFF_MPIRUN} ${ldlt} ${_ldlt_mats}/bcsstk18.mtx.gz)
+    set_tests_properties(mpi.ldlt_rank0_prints PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "^2\n$" TIMEOUT 300)
+    # Bad input under mpirun: every rank exits 2 with the message, no hang.
+    add_test(NAME mpi.ldlt_bad_input COMMAND sh -c "timeout 120 \"$1\" ${mpirun_flags} -np 2 \"$2\" /nonexistent.mtx 2>&1; echo \"exit $?\"" sh ${STARDIFF_MPIRUN} ${ldlt})
+    set_tests_properties(mpi.ldlt_bad_input PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "nonexistent.mtx.*exit [1-9]" FAIL_REGULAR_EXPRESSION "exit 124" TIMEOUT 180)
+  endif()
+else()
+  stardiff_skipped_test(mpi.ldlt_not_built "stardiff-ldlt is not built" mpi)
+endif()
+if(STARDIFF_MPI AND STARDIFF_MPIRUN AND "sparse" IN_LIST STARDIFF_MODULES)
+  stardiff_test_binary(${CMAKE_CURRENT_LIST_DIR}/test_ldlt_mpi.cpp)
+  target_link_libraries(test_ldlt_mpi PRIVATE stardiff_white_box)
+  add_test(NAME mpi.test_ldlt_mpi COMMAND ${STARDIFF_MPIRUN} ${STARDIFF_MPIRUN_FLAGS} -np 2
+    $<TARGET_FILE:test_ldlt_mpi>)
+  set_tests_properties(mpi.test_ldlt_mpi PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 TIMEOUT 300 PROCESSORS 2
+    ENVIRONMENT "${STARDIFF_MPI_ENV};STARDIFF_LDLT_MPI_MATRICES=${_ldlt_mats}/bcsstk18.mtx.gz:${_ldlt_mats}/aug3dcqp.mtx.gz:${_ldlt_mats}/tuma2.mtx.gz:${_ldlt_mats}/stokes64.mtx.gz")
+else()
+  stardiff_skipped_test(mpi.test_ldlt_mpi "StarPU-MPI, mpirun or the sparse module absent" mpi)
+endif()

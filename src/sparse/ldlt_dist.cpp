@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// src/sparse/ldlt_dist.cpp — see ldlt_dist.hpp.
+#include "sparse/ldlt_dist.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace stardiff::sparse::detail {
+namespace {
+int pivots_of(const Symbolic& S, int s) { return S.sn_first[s + 1] - S.sn_first[s]; }
+int below_of(const Symbolic& S, int s) { return int(S.row_ptr[s + 1] - S.row_ptr[s]); }
+constexpr std::size_t kStats = 10;
+
+void set_flag(bool* f) {
+  if (f) std::atomic_ref<bool>(*f).store(true, std::memory_order_relaxed);
+}
+bool flag(const bool* f) { return f && std::atomic_ref<const bool>(*f).load(std::memory_order_relaxed); }
+
+// 1: the unpivoted attempt failed; 2: aborted; 0: neither (so far) on this rank.
+double run_status(const NumericCtx& ctx) {
+  if (ctx.unpivoted && flag(ctx.failed)) return 1;
+  return flag(ctx.abort) ? 2 : 0;
+}
+void take_status(const NumericCtx& ctx, double status) {
+  if (status == 1) set_flag(ctx.failed);
+  else if (status != 0) set_flag(ctx.abort);
+}
+}  // namespace
+
+std::vector<int> map_tasks_to_ranks(const Symbolic& S, int nranks) {
+  const int ns = S.ns, nt = int(S.task_lo.size());
+  std::vector<int> task_rank(nt, 0);
+  if (nranks <= 1 || ns == 0) return task_rank;
+  std::vector<double> sub(S.sn_flops.begin(), S.sn_flops.end());
+  for (int s = 0; s < ns; ++s)
+    if (S.sn_parent[s] != -1) sub[S.sn_parent[s]] += sub[s];
+  std::vector<int> lo(ns, 0), hi(ns, 1);
+  // Splits [a, b) over `kids` (heaviest first; ties: lower index).
+  auto split = [&](std::vector<int> kids, int a, int b) {
+    std::sort(kids.begin(), kids.end(), [&](int x, int y) { return sub[x] != sub[y] ? sub[x] > sub[y] : x < y; });
+    const int P = b - a;
+    double W = 0;
+    for (int c : kids) W += sub[c];
+    double C = 0;
+    for (int c : kids) {
+      int l = a, h = a + 1;
+      if (P > 1 && W > 0) {
+        l = a + int(std::floor(P * (C / W)));
+        C += sub[c];
+        h = a + int(std::floor(P * (C / W)));
+      }
+      l = std::min(l, b - 1);
+      h = std::min(std::max(h, l + 1), b);
+      lo[c] = l;
+      hi[c] = h;
+    }
+  };
+  std::vector<int> kids;
+  for (int s = 0; s < ns; ++s)
+    if (S.sn_parent[s] == -1) kids.push_back(s);
+  split(kids, 0, nranks);
+  for (int s = ns - 1; s >= 0; --s) {  // parents before children
+    kids.assign(S.child_list.begin() + S.child_ptr[s], S.child_list.begin() + S.child_ptr[s + 1]);
+    if (!kids.empty()) split(kids, lo[s], hi[s]);
+  }
+  for (int t = 0; t < nt; ++t) task_rank[t] = lo[S.task_hi[t]];
+  return task_rank;
+}
+
+void plan_distribution(const Symbolic& S, int nranks, LdltDist& d) {
+  const int nt = int(S.task_lo.size());
+  d.owner = map_tasks_to_ranks(S, nranks);
+  d.sends.assign(nt, {});
+  d.recvs.assign(nt, {});
+  d.xfer.assign(S.ns, -1);
+  std::vector<int> node_task(S.ns, -1);
+  for (int t = 0; t < nt; ++t)
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) node_task[s] = t;
+  int nx = 0;
+  for (int t = 0; t < nt; ++t)
+    for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s)
+      for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {  // child order: the assembly order
+        const int c = S.child_list[k], ct = node_task[c];
+        if (ct == t || d.owner[ct] == d.owner[t]) continue;
+        d.xfer[c] = nx++;
+        d.sends[ct].push_back(c);
+        d.recvs[t].push_back(c);
+      }
+  for (auto& v : d.sends) std::sort(v.begin(), v.end());
+}
+
+std::size_t xfer_size(const Symbolic& S, int s) {
+  const std::size_t mc = std::size_t(below_of(S, s));
+  return 2 + mc + packed_column(mc, mc);
+}
+
+std::size_t gather_size(const Symbolic& S, int t, bool growth) {
+  std::size_t n = 1;
+  for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
+    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
+    n += 1 + m + 3 * p + m * p + (growth ? m : 0) + kStats;
+  }
+  return n;
+}
+
+void recv_block(const NumericCtx& ctx, int s, const double* x) {
+  if (x[0] != 0) {
+    take_status(ctx, x[0]);
+    return;
+  }
+  const std::size_t mc = std::size_t(below_of(*ctx.sym, s));
+  NodeCb& cb = ctx.cbs[s];
+  cb = NodeCb{};
+  cb.ndelay = int(x[1]);
+  cb.idx.resize(mc);
+  for (std::size_t a = 0; a < mc; ++a) cb.idx[a] = int(x[2 + a]);
+  cb.v.assign(x + 2 + mc, x + 2 + mc + packed_column(mc, mc));
+}
+
+void send_block(const NumericCtx& ctx, int s, double* x) {
+  NodeCb& cb = ctx.cbs[s];
+  const std::size_t mc = std::size_t(below_of(*ctx.sym, s));
+  x[0] = run_status(ctx);
+  if (x[0] == 0 && (cb.ndelay != 0 || cb.idx.size() != mc)) {  // beyond the analysis's sizes
+    set_flag(ctx.abort);
+    x[0] = 2;
+  }
+  if (x[0] == 0) {
+    x[1] = cb.ndelay;
+    for (std::size_t a = 0; a < mc; ++a) x[2 + a] = cb.idx[a];
+    double* out = x + 2 + mc;
+    if (cb.view) {
+      for (std::size_t b = 0; b < mc; ++b)
+        std::memcpy(out + packed_column(b, mc), cb.view + b * cb.ld + b, (mc - b) * sizeof(double));
+    } else {
+      std::memcpy(out, cb.v.data(), packed_column(mc, mc) * sizeof(double));
+    }
+  }
+  release_cb(cb);
+}
+
+void check_sizes(const NumericCtx& ctx, int lo, int hi) {
+  const Symbolic& S = *ctx.sym;
+  for (int s = lo; s <= hi; ++s) {
+    const NodeFactor& nf = ctx.nodes[s];
+    const int p = pivots_of(S, s);
+    if (run_status(ctx) == 0 && (nf.nelim != p || int(nf.idx.size()) != p + below_of(S, s))) set_flag(ctx.abort);
+  }
+}
+
+void pack_gather(const NumericCtx& ctx, int t, double* g) {
+  const Symbolic& S = *ctx.sym;
+  check_sizes(ctx, S.task_lo[t], S.task_hi[t]);
+  g[0] = run_status(ctx);
+  if (g[0] != 0) return;
+  double* w = g + 1;
+  for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
+    const NodeFactor& nf = ctx.nodes[s];
+    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
+    *w++ = nf.nelim;
+    for (std::size_t i = 0; i < m; ++i) *w++ = nf.idx[i];
+    for (std::size_t i = 0; i < p; ++i) *w++ = nf.d[i];
+    for (std::size_t i = 0; i < p; ++i) *w++ = nf.e[i];
+    for (std::size_t i = 0; i < p; ++i) *w++ = nf.piv[i];
+    if (m != 0 && p != 0) std::memcpy(w, nf.L.data(), m * p * sizeof(double));
+    w += m * p;
+    if (ctx.dist->growth)
+      for (std::size_t i = 0; i < m; ++i) *w++ = i < nf.growth.size() ? nf.growth[i] : 0.0;
+    const NodeStats& st = ctx.stats[s];
+    const double stats[kStats] = {double(st.pos), double(st.neg), double(st.zero), double(st.two_by_two),
+                                  double(st.delayed), double(st.static_pivots), st.flops, double(st.nnz_l),
+                                  st.min_pivot, st.max_pivot};
+    for (double v : stats) *w++ = v;
+  }
+}
+
+int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local) {
+  const int status = int(g[0]);
+  if (status != 0 || local) return status;
+  const Symbolic& S = *ctx.sym;
+  const double* r = g + 1;
+  for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
+    NodeFactor& nf = ctx.nodes[s];
+    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
+    nf.nelim = int(*r++);
+    nf.idx.resize(m);
+    for (std::size_t i = 0; i < m; ++i) nf.idx[i] = int(*r++);
+    nf.d.assign(r, r + p);
+    r += p;
+    nf.e.assign(r, r + p);
+    r += p;
+    nf.piv.resize(p);
+    for (std::size_t i = 0; i < p; ++i) nf.piv[i] = static_cast<signed char>(r[i]);
+    r += p;
+    nf.L.assign(r, r + m * p);
+    r += m * p;
+    if (ctx.dist->growth) {
+      nf.growth.assign(r, r + m);
+      r += m;
+    } else {
+      nf.growth.clear();
+    }
+    NodeStats& st = ctx.stats[s];
+    st.pos = std::int64_t(r[0]);
+    st.neg = std::int64_t(r[1]);
+    st.zero = std::int64_t(r[2]);
+    st.two_by_two = std::int64_t(r[3]);
+    st.delayed = std::int64_t(r[4]);
+    st.static_pivots = std::int64_t(r[5]);
+    st.flops = r[6];
+    st.nnz_l = std::int64_t(r[7]);
+    st.min_pivot = r[8];
+    st.max_pivot = r[9];
+    r += kStats;
+  }
+  return 0;
+}
+
+}  // namespace stardiff::sparse::detail
