@@ -47,10 +47,10 @@ std::vector<int> map_tasks_to_ranks(const Symbolic& S, int nranks) {
     double C = 0;
     for (int c : kids) {
       int l = a, h = a + 1;
-      if (P > 1 && W > 0) {
-        l = a + int(std::floor(P * (C / W)));
+      if (P > 1 && W > 0) {  // the child's share [P C / W, P (C + w) / W), rounded to ranks
+        l = a + int(std::floor(P * (C / W) + 0.5));
         C += sub[c];
-        h = a + int(std::floor(P * (C / W)));
+        h = a + int(std::floor(P * (C / W) + 0.5));
       }
       l = std::min(l, b - 1);
       h = std::min(std::max(h, l + 1), b);

@@ -5,9 +5,10 @@
 //  * map_tasks_to_ranks(S, P): proportional mapping of the assembly tree by subtree flops
 //    (Pothen-Sun): the roots share ranks [0, P); a node's rank range is split over its
 //    children in proportion to their subtree flops (heaviest child first, so its range
-//    starts where the parent's does), children below one rank's share packed onto single
-//    ranks; a node takes the first rank of its range (the heaviest child's: its largest
-//    contribution block stays local). A plan task takes the rank of its last (topmost)
+//    starts where the parent's does; each share's ends rounded to the nearest rank, a child
+//    keeping at least one: children below half a rank's share share a rank with their
+//    neighbour); a node takes the first rank of its range (the heaviest child's: its
+//    largest contribution block stays local). A plan task takes the rank of its last (topmost)
 //    supernode. Pure arithmetic on the analysis: the same on every rank; all 0 for P = 1.
 //  * LdltDist: one distributed run of the factorization graph. Every rank submits every
 //    task; a task runs on its plan task's rank. A node whose parent's task has another rank
