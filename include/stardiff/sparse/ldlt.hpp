@@ -17,6 +17,11 @@
 //    b of the wrong length) throws stardiff::Error.
 //  * analyze() and factorize() throw Error, before allocating, when their estimated
 //    memory exceeds what the machine has available (MemAvailable).
+//  * Under StarPU-MPI with several ranks (every rank calls the same methods with the same
+//    matrix): on a StarPU executor the factorization's tasks are distributed over the
+//    ranks by subtree-to-rank mapping, and afterwards every rank holds the whole
+//    factorization; solve() and rcond() run on every rank. Factors, inertia and solutions
+//    are bitwise those of one rank.
 #pragma once
 #include <cstdint>
 #include <memory>
