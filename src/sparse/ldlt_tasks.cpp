@@ -3,7 +3,6 @@
 #include "sparse/ldlt_tasks.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
