@@ -28,7 +28,11 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active,
     : deck_(deck), active_(active), active_dt_(active && active_dt), nx_(deck.x_cells), ny_(deck.y_cells) {
   dx_ = (deck.xmax - deck.xmin) / static_cast<float>(nx_);
   dy_ = (deck.ymax - deck.ymin) / static_cast<float>(ny_);
-  block_ = std::make_unique<Block>(ex, "clover", std::vector<int>{nx_, ny_}, tiles);
+  // tiles = 0: the mesh's default (Block: 2 per worker, per rank under StarPU-MPI); every
+  // tile keeps >= 2 rows (halo depth 2), so at most ny / 2 tiles.
+  const int most = std::max(1, ny_ / 2);
+  block_ = std::make_unique<Block>(ex, "clover", std::vector<int>{nx_, ny_}, std::min(tiles, most));
+  if (block_->tiles() > most) block_ = std::make_unique<Block>(ex, "clover", std::vector<int>{nx_, ny_}, most);
   density0_ = &make("density0", Shape::Cell, true);
   density1_ = &make("density1", Shape::Cell, true);
   energy0_ = &make("energy0", Shape::Cell, true);

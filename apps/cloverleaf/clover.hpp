@@ -7,6 +7,9 @@
 // (nx+1) x (ny+1), x-face fields (nx+1) x ny, y-face fields nx x (ny+1); vertexx,
 // vertexdx, cellx, celldx are dats along x only, vertexy, vertexdy, celly, celldy along
 // y only. Every operation on the mesh is a par_loop; the host only reads reductions.
+// tiles: row tiles, at most y_cells / 2 (each tile keeps >= 2 rows: halo depth 2); 0 takes
+// the mesh's default (Block: 2 per worker, 2 per worker per rank under StarPU-MPI, whose
+// block distribution along y then gives every rank rows when y_cells allows).
 //  * initialise(): initialise_chunk + generate_chunk + ideal_gas + update_halo(all, 2).
 //  * step(): one hydro cycle (timestep, PdV predictor, accelerate, PdV corrector,
 //    flux_calc, advection with the alternating sweep order, reset_field); returns the
@@ -84,6 +87,7 @@ class Clover {
   StepInfo step();
   Summary summary();
   int tiles() const { return block_->tiles(); }
+  int owner(int t) const { return block_->owner(t); }  // StarPU-MPI rank of tile t
   double time() const { return time_; }
   int nx() const { return nx_; }
   int ny() const { return ny_; }

@@ -8,7 +8,9 @@
 // real arg-min, where the Fortran reference always prints "sound" at 1,1), the field summary
 // table at step 0, every summary_frequency steps and at the end, and for test_problem
 // 1-5 CloverLeaf's check |100 KE/KE_ref - 100| < 0.001 with PASSED / FAILED.
-// The deck's tiles_per_chunk is accepted and ignored (--tiles sets the row tiles).
+// Tiling (row tiles along y, each of >= 2 rows): --tiles T; else the deck's tiles_per_chunk
+// when > 1, per rank as CloverLeaf's chunks (tiles_per_chunk x ranks); else the mesh's
+// default (2 per worker, per rank under StarPU-MPI).
 // --end-step N: stop after N steps (the check is then skipped unless N is the deck's).
 // --json: one JSON object on stdout instead (steps, time, wall_s, dt_history,
 // dt_control, summary {volume, mass, density, pressure, ie, ke, te}, test_problem,
@@ -33,9 +35,16 @@
 // differs from the run.
 // Exit: 0 ok, 1 the test problem's check failed or the time step collapsed, 2 bad
 // arguments or deck.
+// Under mpirun (StarPU-MPI, stardiff/runtime/runtime.hpp) every rank runs the same task graph
+// over its share of the row tiles (block distribution along y) and only rank 0 prints: the
+// same stdout as one rank (one JSON object with --json), the deck's warnings, notes and
+// progress once; stderr also gets a line with the ranks and their tiles (and a warning when
+// y_cells leaves a rank without rows). An error on a run of several ranks ends the whole
+// job (exit 2) rather than leave the other ranks waiting.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -55,6 +64,13 @@ using namespace stardiff;
 
 namespace {
 
+// The launcher's rank before any runtime exists (mpirun sets it), for messages only.
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* e = std::getenv(v); e && *e) return std::atoi(e);
+  return 0;
+}
+
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: stardiff-cloverleaf DECK [--json] [--end-step N] [--vtk FILE]\n"
@@ -62,8 +78,9 @@ void usage(FILE* f) {
                "CloverLeaf 1.3's 2-D hydro cycle on a clover.in deck. Prints the step lines, the field\n"
                "summary table and, for test_problem 1-5, CloverLeaf's PASSED/FAILED check.\n"
                "--json: one JSON object on stdout. --end-step N: stop after N steps. --vtk FILE: final\n"
-               "fields as legacy VTK. --tiles: row tiles (default 2 per worker). Exit 0 ok, 1 check\n"
-               "failed or small timestep, 2 bad arguments or deck.\n"
+               "fields as legacy VTK. --tiles: row tiles (default: the deck's tiles_per_chunk per MPI\n"
+               "rank when > 1, else 2 per worker per rank; at most y_cells / 2). Under mpirun only\n"
+               "rank 0 prints. Exit 0 ok, 1 check failed or small timestep, 2 bad arguments or deck.\n"
                "--adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]\n"
                "  [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: the gradient of the final\n"
                "  objective in the initial fields and per deck state (Revolve with N snapshots, default\n"
@@ -114,12 +131,14 @@ double ke_reference(int tp) {
   }
 }
 
-void write_vtk(const std::string& path, cloverleaf::Clover& c, const cloverleaf::Deck& d) {
-  std::ofstream out(path);
-  if (!out) throw Error("--vtk: cannot write '" + path + "'");
+// Collective (the reads gather every tile on every rank); only `writer` writes the file.
+void write_vtk(const std::string& path, cloverleaf::Clover& c, const cloverleaf::Deck& d, bool writer) {
   const int nx = c.nx(), ny = c.ny();
   auto rho = c.density0().values(), e = c.energy0().values(), p = c.pressure().values();
   auto u = c.xvel0().values(), v = c.yvel0().values();
+  if (!writer) return;
+  std::ofstream out(path);
+  if (!out) throw Error("--vtk: cannot write '" + path + "'");
   char buf[96];
   write_vtk_grid(out, d, "stardiff-cloverleaf");
   for (auto [name, f] : {std::pair<const char*, mesh::DatView<double>*>{"density", &rho}, {"energy", &e},
@@ -150,7 +169,9 @@ int main(int argc, char** argv) {
   double fd_step = 0;
   std::vector<std::string> adjoint_only;  // options that need --adjoint
   int end_step = 0, tiles = 0;
+  const bool quiet_launch = launcher_rank() != 0;  // another rank prints the usage and the deck's messages
   auto bad = [&](const std::string& msg) {
+    if (quiet_launch) return 2;
     std::fprintf(stderr, "stardiff-cloverleaf: %s\n", msg.c_str());
     usage(stderr);
     return 2;
@@ -159,7 +180,7 @@ int main(int argc, char** argv) {
     std::string arg = argv[a];
     auto value = [&]() -> const char* { return a + 1 < argc ? argv[++a] : nullptr; };
     if (arg == "--help" || arg == "-h") {
-      usage(stdout);
+      if (!quiet_launch) usage(stdout);
       return 0;
     } else if (arg == "--json") {
       json = true;
@@ -228,36 +249,57 @@ int main(int argc, char** argv) {
   try {
     deck = cloverleaf::read_deck(deck_path);
   } catch (const cloverleaf::DeckError& e) {
-    std::fprintf(stderr, "stardiff-cloverleaf: %s\n", e.what());
+    if (!quiet_launch) std::fprintf(stderr, "stardiff-cloverleaf: %s\n", e.what());
     return 2;
   }
-  for (const auto& w : deck.warnings) std::fprintf(stderr, "stardiff-cloverleaf: warning: %s\n", w.c_str());
-  if (deck.visit_frequency > 0)
+  if (!quiet_launch)
+    for (const auto& w : deck.warnings) std::fprintf(stderr, "stardiff-cloverleaf: warning: %s\n", w.c_str());
+  if (deck.visit_frequency > 0 && !quiet_launch)
     std::fprintf(stderr, "stardiff-cloverleaf: note: visit_frequency %d: no VisIt files are written (--vtk FILE "
                  "writes the final fields)\n", deck.visit_frequency);
   if (deck.y_cells < 2) {
-    std::fprintf(stderr, "stardiff-cloverleaf: %s: y_cells = %d: at least 2 rows of cells are needed (a tile holds "
+    if (!quiet_launch)
+      std::fprintf(stderr, "stardiff-cloverleaf: %s: y_cells = %d: at least 2 rows of cells are needed (a tile holds "
                  "rows for the halo depth 2)\n", deck_path.c_str(), deck.y_cells);
     return 2;
   }
   const bool step_override = end_step > 0 && end_step != deck.end_step;
   if (end_step > 0) deck.end_step = end_step;
 
+  std::unique_ptr<Runtime> rt;  // outside the try: an error on several ranks aborts the job first
+  bool quiet = quiet_launch;
   try {
-    std::unique_ptr<Runtime> rt;
-    if (executor == "starpu") rt = std::make_unique<Runtime>();
+    if (executor == "starpu") {
+      rt = std::make_unique<Runtime>();
+      quiet = rt->rank() != 0;
+    }
     auto ex = make_executor(executor);
-    if (tiles == 0) tiles = std::max(1, 2 * ex->concurrency());
-    tiles = std::max(1, std::min(tiles, deck.y_cells / 2));  // each tile owns >= 2 rows (halo depth)
-    cloverleaf::Clover clover(*ex, deck, tiles);
-    if (!json) {
+    const int ranks = rt ? rt->size() : 1;
+    if (tiles == 0 && deck.tiles_per_chunk > 1) tiles = deck.tiles_per_chunk * ranks;
+    cloverleaf::Clover clover(*ex, deck, tiles);  // 0: the mesh's default; at most y_cells / 2
+    if (ranks > 1 && !quiet) {
+      std::vector<int> per_rank(ranks, 0);
+      for (int t = 0; t < clover.tiles(); ++t) ++per_rank[clover.owner(t)];
+      std::string layout;
+      int idle = 0;
+      for (int r = 0; r < ranks; ++r) {
+        layout += (r ? ", " : "") + std::to_string(per_rank[r]);
+        idle += per_rank[r] == 0;
+      }
+      std::fprintf(stderr, "stardiff-cloverleaf: %d MPI ranks, %d tiles (per rank: %s)\n", ranks, clover.tiles(),
+                   layout.c_str());
+      if (idle)
+        std::fprintf(stderr, "stardiff-cloverleaf: warning: %d of %d MPI ranks hold no tiles (y_cells = %d allows at "
+                     "most %d tiles of >= 2 rows)\n", idle, ranks, deck.y_cells, std::max(1, deck.y_cells / 2));
+    }
+    if (!json && !quiet) {
       std::printf("\nstardiff-cloverleaf (CloverLeaf 1.3 hydro cycle on the stardiff mesh DSL)\n");
       std::printf(" deck %s: %d x %d cells, executor %s, %d tiles\n", deck_path.c_str(), deck.x_cells, deck.y_cells,
                   ex->kind(), clover.tiles());
     }
     clover.initialise();
     cloverleaf::Summary s = clover.summary();
-    if (!json) {
+    if (!json && !quiet) {
       print_summary_header(clover.time());
       print_summary_row(0, s);
       std::printf(" Starting the calculation\n");
@@ -276,24 +318,24 @@ int main(int argc, char** argv) {
         info = clover.step();
       } catch (const Error& e) {
         if (std::string(e.what()).find("small timestep") == std::string::npos) throw;
-        std::fprintf(stderr, "stardiff-cloverleaf: step %d: %s\n", step, e.what());
+        if (!quiet) std::fprintf(stderr, "stardiff-cloverleaf: step %d: %s\n", step, e.what());
         rc = 1;
         break;
       }
       dts.push_back(info.dt);
       controls.push_back(info.control);
-      if (!json)
+      if (!json && !quiet)
         std::printf(" Step %7d time %11.7f control %3s%-8s timestep  %9.2E%8d,%8d x %9.2E y %9.2E\n", step,
                     time_before, "", info.control.c_str(), info.dt, info.j, info.k, info.x, info.y);
       if (deck.summary_frequency != 0 && step % deck.summary_frequency == 0) {
         s = clover.summary();
-        if (!json) {
+        if (!json && !quiet) {
           print_summary_header(clover.time());
           print_summary_row(step, s);
         }
       }
       const auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - last_progress).count() > 5.0) {
+      if (!quiet && std::chrono::duration<double>(now - last_progress).count() > 5.0) {
         last_progress = now;
         std::fprintf(stderr, "stardiff-cloverleaf: step %d, time %.6g of %.6g, dt %.3e, %.1f s\n", step,
                      clover.time(), deck.end_time, info.dt, apps::seconds_since(t0));
@@ -302,7 +344,7 @@ int main(int argc, char** argv) {
     }
     s = clover.summary();
     const double wall = apps::seconds_since(t0);
-    if (!json) {
+    if (!json && !quiet) {
       print_summary_header(clover.time());
       print_summary_row(step, s);
       std::printf(" Calculation complete\n Wall clock %.6f\n", wall);
@@ -315,15 +357,15 @@ int main(int argc, char** argv) {
       qa_diff = std::fabs((100.0 * (s.ke / ke_ref)) - 100.0);
       passed = qa_diff < 0.001;
       if (!passed) rc = 1;
-      if (!json) {
+      if (!json && !quiet) {
         std::printf("Test problem %4d is within %s%% of the expected solution\n", deck.test_problem,
                     fortran_e(qa_diff, 16, 7).c_str());
         std::printf(" This test is considered %s\n", passed ? "PASSED" : "NOT PASSED (FAILED)");
       }
-    } else if (ke_ref > 0 && !json) {
+    } else if (ke_ref > 0 && !json && !quiet) {
       std::printf(" Test problem %d check skipped (--end-step changed the run)\n", deck.test_problem);
     }
-    if (!vtk.empty()) write_vtk(vtk, clover, deck);
+    if (!vtk.empty()) write_vtk(vtk, clover, deck, !quiet);
     cloverleaf::AdjointResult ad;
     double factor = 0;
     if (adjoint && rc != 1) {
@@ -337,13 +379,13 @@ int main(int argc, char** argv) {
       ad = cloverleaf::run_adjoint(*ex, deck, clover.tiles(), step, dts, o);
       factor = (ad.forward_s + ad.adjoint_s) / wall;
       if (!ad.recorded_matches_primal) {
-        std::fprintf(stderr, "stardiff-cloverleaf: the recorded run differs from the run (dt history)\n");
+        if (!quiet) std::fprintf(stderr, "stardiff-cloverleaf: the recorded run differs from the run (dt history)\n");
         rc = 1;
       }
       if (taylor && !ad.taylor.passed) rc = 1;
       if (dot_test && !(ad.dot_rel_diff < 1e-6)) rc = 1;
-      if (!adjoint_vtk.empty()) cloverleaf::write_gradient_vtk(adjoint_vtk, deck, ad);
-      if (!json) {
+      if (!adjoint_vtk.empty() && !quiet) cloverleaf::write_gradient_vtk(adjoint_vtk, deck, ad);
+      if (!json && !quiet) {
         std::printf("\n Adjoint: d %s / d initial fields (dt %s), %s\n", objective.c_str(),
                     passive_dt ? "held fixed" : "active", ad.checkpointing.c_str());
         std::printf(" objective %.17g\n", ad.J);
@@ -364,7 +406,7 @@ int main(int argc, char** argv) {
                       ad.dot_v_jtw, ad.dot_rel_diff, ad.dot_rel_diff < 1e-6 ? "passed" : "FAILED");
       }
     }
-    if (json) {
+    if (json && !quiet) {
       apps::JsonWriter j;
       j.field("deck", deck_path).field("x_cells", deck.x_cells).field("y_cells", deck.y_cells);
       j.field("executor", std::string(ex->kind())).field("tiles", clover.tiles());
@@ -423,6 +465,10 @@ int main(int argc, char** argv) {
     }
     return rc;
   } catch (const Error& e) {
+    if (rt && rt->size() > 1) {
+      std::fprintf(stderr, "stardiff-cloverleaf: rank %d: %s\n", rt->rank(), e.what());
+      rt->abort_job(2);
+    }
     std::fprintf(stderr, "stardiff-cloverleaf: %s\n", e.what());
     return 2;
   }

@@ -1,23 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/mpi/same_result.sh — a driver's result on 1 rank and under mpirun on N ranks, bitwise.
-# Usage: same_result.sh MPIRUN NRANKS [--no-vtk] DRIVER ARGS... — runs DRIVER ARGS --json
+# Usage: same_result.sh MPIRUN NRANKS [--no-vtk] [--ignore KEY]... DRIVER ARGS... — runs DRIVER ARGS --json
 # --vtk F (without --vtk F after --no-vtk, for drivers without it) once without mpirun (no MPI) and once as `MPIRUN --allow-run-as-root --oversubscribe
 # --bind-to none -np NRANKS DRIVER ARGS --json --vtk F`; fails unless both exit 0, the N-rank
 # stdout is exactly one line (rank 0's JSON object), both JSON objects are equal once their
-# timing fields (*_s, *factor) are removed, and both VTK files (every field, %.17g) are
+# timing fields (*_s, *factor) and every --ignore KEY (a scalar field, e.g. tiles where the
+# default tiling depends on the ranks) are removed, and both VTK files (every field, %.17g) are
 # identical. MPIRUN "none" or "nompi": prints stardiff-test-skipped (mpirun or StarPU-MPI absent).
 set -u
 mpirun="$1" n="$2"; shift 2
 vtk=1
-if [ "${1:-}" = "--no-vtk" ]; then vtk=0; shift; fi
+ignore=""
+while :; do
+  case "${1:-}" in
+    --no-vtk) vtk=0; shift ;;
+    --ignore) ignore="$ignore|$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
 case "$mpirun" in
   none) echo "stardiff-test-skipped: mpirun is absent (package openmpi-bin)"; exit 0 ;;
   nompi) echo "stardiff-test-skipped: stardiff was built without StarPU-MPI (starpumpi-1.3, MPI)"; exit 0 ;;
 esac
 dir=$(mktemp -d "${TMPDIR:-/tmp}/stardiff-mpi.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-strip() { sed -E 's/"[a-z_]*(_s|factor)":[^,}]*,?//g' "$1"; }
+keys="[a-z_]*(_s|factor)"
+[ -n "$ignore" ] && keys="($keys|${ignore#|})"
+strip() { sed -E "s/\"$keys\":[^,}]*,?//g" "$1"; }
 vtk_one="" vtk_many=""
 if [ "$vtk" = 1 ]; then vtk_one="--vtk $dir/one.vtk" vtk_many="--vtk $dir/many.vtk"; fi
 # shellcheck disable=SC2086  # the vtk options split into two words (mktemp: no spaces)

@@ -120,3 +120,41 @@ if(STARDIFF_MPI AND STARDIFF_MPIRUN AND "sparse" IN_LIST STARDIFF_MODULES)
 else()
   stardiff_skipped_test(mpi.test_ldlt_mpi "StarPU-MPI, mpirun or the sparse module absent" mpi)
 endif()
+
+# CloverLeaf (apps/cloverleaf): rows of cells tiled along y and distributed over the ranks.
+# tp1 transposed (2 x 10 cells, the shock along y: up to 5 tiles of 2 rows; the default tp1
+# deck's 2 rows make 1 tile) for a few steps: the printed text (step lines, summary tables) on
+# 2 and 3 ranks identical to 1 rank but for the wall clock; --adjoint (Revolve, 2 snapshots):
+# J, dt history, dobj_dstate, gradient_hash and the final fields (VTK) bitwise those of 1 rank
+# with the same tiles (the adjoint's rounding depends on the tiling, not on the ranks);
+# peak_bytes is rank 0's tape memory and is not compared. Only rank 0 warns and prints; the
+# default tiling gives every rank rows.
+if(TARGET stardiff-cloverleaf)
+  set(_clover $<TARGET_FILE:stardiff-cloverleaf>)
+  set(_clover_tp1y ${PROJECT_SOURCE_DIR}/apps/cloverleaf/decks/clover_tp1_transposed.in)
+  set(same_text sh ${CMAKE_CURRENT_LIST_DIR}/same_text.sh ${mpi_runner})
+  add_test(NAME mpi.cloverleaf_tp1_2_ranks COMMAND ${same_text} 2 --ignore "^ Wall clock " ${_clover} ${_clover_tp1y}
+    --end-step 10 --tiles 3)
+  add_test(NAME mpi.cloverleaf_tp1_3_ranks COMMAND ${same_text} 3 --ignore "^ Wall clock " ${_clover} ${_clover_tp1y}
+    --end-step 6 --tiles 5)
+  add_test(NAME mpi.cloverleaf_adjoint_2_ranks COMMAND ${same_result} 2 --ignore peak_bytes ${_clover} ${_clover_tp1y}
+    --end-step 4 --adjoint --checkpoints 2 --tiles 3)
+  add_test(NAME mpi.cloverleaf_adjoint_3_ranks COMMAND ${same_result} 3 --ignore peak_bytes ${_clover} ${_clover_tp1y}
+    --end-step 3 --adjoint --checkpoints 2 --tiles 3)
+  set_tests_properties(mpi.cloverleaf_tp1_2_ranks mpi.cloverleaf_tp1_3_ranks mpi.cloverleaf_adjoint_2_ranks
+    mpi.cloverleaf_adjoint_3_ranks PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}" ${STARDIFF_SKIP_PROPS}
+    TIMEOUT 300 PROCESSORS 2)
+  if(STARDIFF_MPI AND STARDIFF_MPIRUN)
+    # The unknown deck key warned once (not once per rank), the ranks line once, the
+    # idle-rank warning once (2 rows: 1 tile for 2 ranks), the run's last line once.
+    add_test(NAME mpi.cloverleaf_rank0_warns COMMAND sh -c "\"$1\" ${mpirun_flags} -np 2 \"$2\" \"$3\" 2>&1 | grep -c -e \"unknown key 'foo_option' ignored\" -e ' MPI ranks, ' -e 'hold no tiles' -e '^ Calculation complete'" sh ${STARDIFF_MPIRUN} ${_clover} ${PROJECT_SOURCE_DIR}/apps/cloverleaf/decks/warn_unknown_key.in)
+    set_tests_properties(mpi.cloverleaf_rank0_warns PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "^4\n$" TIMEOUT 300)
+    # The default tiling (1 worker per rank: 2 per rank, at most 10 / 2 rows) gives all 3 ranks tiles.
+    add_test(NAME mpi.cloverleaf_default_tiles COMMAND sh -c "\"$1\" ${mpirun_flags} -np 3 \"$2\" \"$3\" --end-step 1 2>&1 >/dev/null" sh ${STARDIFF_MPIRUN} ${_clover} ${_clover_tp1y})
+    set_tests_properties(mpi.cloverleaf_default_tiles PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "stardiff-cloverleaf: 3 MPI ranks, 5 tiles \\(per rank: 2, 2, 1\\)\n" TIMEOUT 300)
+  endif()
+else()
+  stardiff_skipped_test(mpi.cloverleaf_not_built "stardiff-cloverleaf is not built" mpi)
+endif()
