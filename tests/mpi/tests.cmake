@@ -153,6 +153,15 @@ if(TARGET stardiff-cloverleaf)
     add_test(NAME mpi.cloverleaf_rank0_warns COMMAND sh -c "\"$1\" ${mpirun_flags} -np 2 \"$2\" \"$3\" 2>&1 | grep -c -e \"unknown key 'foo_option' ignored\" -e ' MPI ranks, ' -e 'hold no tiles' -e '^ Calculation complete'" sh ${STARDIFF_MPIRUN} ${_clover} ${PROJECT_SOURCE_DIR}/apps/cloverleaf/decks/warn_unknown_key.in)
     set_tests_properties(mpi.cloverleaf_rank0_warns PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
       PASS_REGULAR_EXPRESSION "^4\n$" TIMEOUT 300)
+    # A malformed deck: every rank exits 2, the message (file and line) printed once. An error
+    # on rank 0 alone mid-run (--vtk into a missing directory): the job ends with exit 2, no hang.
+    add_test(NAME mpi.cloverleaf_bad_deck COMMAND sh -c "timeout 120 \"$1\" ${mpirun_flags} -np 2 \"$2\" \"$3\" 2>&1; echo \"exit $?\"" sh ${STARDIFF_MPIRUN} ${_clover} ${PROJECT_SOURCE_DIR}/apps/cloverleaf/decks/bad/bad_number.in)
+    set_tests_properties(mpi.cloverleaf_bad_deck PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "^stardiff-cloverleaf: [^\n]*bad_number\\.in:4: 'x_cells' needs an integer[^\n]*\n.*exit 2\n$"
+      FAIL_REGULAR_EXPRESSION "needs an integer.*needs an integer" TIMEOUT 180)
+    add_test(NAME mpi.cloverleaf_error_aborts COMMAND sh -c "timeout 120 \"$1\" ${mpirun_flags} -np 2 \"$2\" \"$3\" --end-step 1 --vtk /nonexistent-dir/x.vtk 2>&1; echo \"exit $?\"" sh ${STARDIFF_MPIRUN} ${_clover} ${_clover_tp1y})
+    set_tests_properties(mpi.cloverleaf_error_aborts PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
+      PASS_REGULAR_EXPRESSION "rank 0: --vtk: cannot write '/nonexistent-dir/x\\.vtk'.*exit 2\n$" TIMEOUT 180)
     # The default tiling (1 worker per rank: 2 per rank, at most 10 / 2 rows) gives all 3 ranks tiles.
     add_test(NAME mpi.cloverleaf_default_tiles COMMAND sh -c "\"$1\" ${mpirun_flags} -np 3 \"$2\" \"$3\" --end-step 1 2>&1 >/dev/null" sh ${STARDIFF_MPIRUN} ${_clover} ${_clover_tp1y})
     set_tests_properties(mpi.cloverleaf_default_tiles PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}"
