@@ -100,8 +100,8 @@ std::size_t xfer_size(const Symbolic& S, int s) {
 std::size_t gather_size(const Symbolic& S, int t, bool growth) {
   std::size_t n = 1;
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    n += 1 + m + 3 * p + m * p + (growth ? m : 0) + kStats;
+    const std::size_t m = std::size_t(pivots_of(S, s)) + std::size_t(below_of(S, s));
+    n += kStats + (growth ? 2 * m : 0);
   }
   return n;
 }
@@ -158,22 +158,17 @@ void pack_gather(const NumericCtx& ctx, int t, double* g) {
   if (g[0] != 0) return;
   double* w = g + 1;
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    const NodeFactor& nf = ctx.nodes[s];
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    *w++ = nf.nelim;
-    for (std::size_t i = 0; i < m; ++i) *w++ = nf.idx[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.d[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.e[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.piv[i];
-    if (m != 0 && p != 0) std::memcpy(w, nf.L.data(), m * p * sizeof(double));
-    w += m * p;
-    if (ctx.dist->growth)
-      for (std::size_t i = 0; i < m; ++i) *w++ = i < nf.growth.size() ? nf.growth[i] : 0.0;
     const NodeStats& st = ctx.stats[s];
     const double stats[kStats] = {double(st.pos), double(st.neg), double(st.zero), double(st.two_by_two),
                                   double(st.delayed), double(st.static_pivots), st.flops, double(st.nnz_l),
                                   st.min_pivot, st.max_pivot};
     for (double v : stats) *w++ = v;
+    if (ctx.dist->growth) {
+      const NodeFactor& nf = ctx.nodes[s];
+      const std::size_t m = std::size_t(pivots_of(S, s)) + std::size_t(below_of(S, s));
+      for (std::size_t i = 0; i < m; ++i) *w++ = nf.idx[i];
+      for (std::size_t i = 0; i < m; ++i) *w++ = i < nf.growth.size() ? nf.growth[i] : 0.0;
+    }
   }
 }
 
@@ -183,26 +178,6 @@ int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local) {
   const Symbolic& S = *ctx.sym;
   const double* r = g + 1;
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    NodeFactor& nf = ctx.nodes[s];
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    nf.nelim = int(*r++);
-    nf.idx.resize(m);
-    for (std::size_t i = 0; i < m; ++i) nf.idx[i] = int(*r++);
-    nf.d.assign(r, r + p);
-    r += p;
-    nf.e.assign(r, r + p);
-    r += p;
-    nf.piv.resize(p);
-    for (std::size_t i = 0; i < p; ++i) nf.piv[i] = static_cast<signed char>(r[i]);
-    r += p;
-    nf.L.assign(r, r + m * p);
-    r += m * p;
-    if (ctx.dist->growth) {
-      nf.growth.assign(r, r + m);
-      r += m;
-    } else {
-      nf.growth.clear();
-    }
     NodeStats& st = ctx.stats[s];
     st.pos = std::int64_t(r[0]);
     st.neg = std::int64_t(r[1]);
@@ -215,6 +190,26 @@ int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local) {
     st.min_pivot = r[8];
     st.max_pivot = r[9];
     r += kStats;
+    // The node's factors stay on its owner: here only its structure (what a parent's solve
+    // task reads of a child on another rank).
+    NodeFactor& nf = ctx.nodes[s];
+    const int p = pivots_of(S, s);
+    const std::size_t m = std::size_t(p) + std::size_t(below_of(S, s));
+    nf.nelim = p;
+    nf.L.release();
+    std::vector<double>().swap(nf.d);
+    std::vector<double>().swap(nf.e);
+    std::vector<signed char>().swap(nf.piv);
+    nf.idx.resize(m);
+    if (ctx.dist->growth) {
+      for (std::size_t i = 0; i < m; ++i) nf.idx[i] = int(r[i]);
+      nf.growth.assign(r + m, r + 2 * m);
+      r += 2 * m;
+    } else {  // no delayed columns: the columns (in some order), then the rows as analysed
+      std::iota(nf.idx.begin(), nf.idx.begin() + p, S.sn_first[s]);
+      std::copy(S.rows.begin() + S.row_ptr[s], S.rows.begin() + S.row_ptr[s + 1], nf.idx.begin() + p);
+      nf.growth.clear();
+    }
   }
   return 0;
 }
