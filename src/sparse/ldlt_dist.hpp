@@ -14,7 +14,8 @@
 //    task; a task runs on its plan task's rank. A node whose parent's task has another rank
 //    sends its contribution block through a vector handle (xfer) that its task writes and
 //    the parent's task reads (StarPU-MPI moves it); each plan task also writes its nodes'
-//    pivot statistics (and, when growth is measured, their rows and growth) into a gather
+//    pivot statistics (the task's, and each node's flops; when growth is measured, the
+//    nodes' rows and growth) into a gather
 //    vector that every rank reads once the graph has run (unpack_gather). A node's factors
 //    (L, D, pivots) stay on its owner's rank; the other ranks keep only its structure
 //    (nelim, idx: for the distributed solve, whose tasks run on the same ranks and pass
@@ -55,7 +56,9 @@ void send_block(const NumericCtx& ctx, int s, double* x);
 void pack_gather(const NumericCtx& ctx, int t, double* g);
 void check_sizes(const NumericCtx& ctx, int lo, int hi);
 // After the run, on every rank: unless `local`, fills the stats of task t's nodes from g
-// and leaves of each node only its structure (nelim; idx: with growth, and its growth, from
+// (the task's counts, smallest and largest pivot on its first node; each node's flops:
+// their sums and extremes over all nodes are those of one rank) and leaves of each node
+// only its structure (nelim; idx: with growth, and its growth, from
 // g, else its columns then its analysed rows); returns g's status.
 int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local);
 
