@@ -6,7 +6,8 @@
 // solutions (one and two right-hand sides), refinement steps, backward error and rcond
 // bitwise those of the sequential executor on every rank, with each rank running part of
 // the factorization's and of the solve's tasks (a distributed run) — or, for a matrix whose
-// fronts take delayed columns, all of them (the replicated rerun). Tests skip unless the runtime runs on
+// fronts take delayed columns, all of them (the replicated rerun); a solve of distributed
+// factors on the sequential executor is refused (Error). Tests skip unless the runtime runs on
 // >= 2 ranks, and skip a matrix file that is absent.
 #include <gtest/gtest.h>
 
@@ -132,6 +133,13 @@ TEST(LdltMpi, DistributedFactorizationEqualsSequential) {
       // the solve: each forward/backward task on its front's rank (a share here), or all
       // of them where the factorization was repeated replicated
       if (fi.delayed == 0) {
+        // the factors are spread over the ranks: a solve on another executor is refused
+        try {
+          dist.solve(b, 1, &seq);
+          ADD_FAILURE() << path << ": a sequential solve of distributed factors was accepted";
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("need a StarPU executor"), std::string::npos) << e.what();
+        }
         EXPECT_GT(solve_ran, 0u) << path << ": rank " << mpi_rank() << " ran no solve task";
         EXPECT_LT(solve_ran, solve_tasks) << path << ": rank " << mpi_rank() << " ran every solve task";
       } else {
