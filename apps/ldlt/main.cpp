@@ -26,11 +26,11 @@
 //    analysis would not fit the available memory (message on stderr).
 //  * --json: exactly one JSON object on stdout, numbers as %.17g; progress and messages
 //    go to stderr. Without --json the summary goes to stdout.
-//  * Under mpirun (StarPU-MPI, --executor starpu): the factorization's task graph is
-//    distributed over the ranks (subtree-to-rank mapping, src/sparse/ldlt_dist.hpp), every
-//    rank ends with the whole factorization and the solution (the solve runs on every
-//    rank), and only rank 0 prints; an error on a run of several ranks ends the whole job
-//    (exit 2) rather than leave the other ranks waiting.
+//  * Under mpirun (StarPU-MPI, --executor starpu): the factorization's and the solve's task
+//    graphs are distributed over the ranks (subtree-to-rank mapping, src/sparse/ldlt_dist.hpp;
+//    each front's factors stay on its rank), Ldlt::solve gathers the solution (on every
+//    rank: its refinement runs replicated), and only rank 0 prints; an error on a run of
+//    several ranks ends the whole job (exit 2) rather than leave the other ranks waiting.
 #include <algorithm>
 #include <atomic>
 #include <chrono>

@@ -11,7 +11,7 @@ else()
   stardiff_skipped_test(bench.mpi_scaling_not_run "mpi_scaling needs StarPU-MPI, mpirun and the mesh/adjoint modules" mpi)
 endif()
 # The LDL^T on 2 ranks (label mpi): both ranks run tasks, rank 1 sends (contribution blocks,
-# its share of the factors), bitwise.
+# pivot statistics, the solve's vectors, its share of the solution), bitwise.
 set(_ldlt_bench_matrix ${PROJECT_SOURCE_DIR}/../shared/data/matrices/bcsstk18.mtx.gz)
 if(TARGET mpi_scaling_ldlt AND STARDIFF_MPI AND STARDIFF_MPIRUN AND EXISTS ${_ldlt_bench_matrix})
   add_test(NAME bench.mpi_scaling_ldlt COMMAND ${STARDIFF_MPIRUN} --allow-run-as-root --oversubscribe --bind-to none

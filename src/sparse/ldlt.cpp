@@ -29,6 +29,7 @@
 #include "sparse/ldlt_tasks.hpp"
 #include "sparse/memory_guard.hpp"
 #include "stardiff/runtime/error.hpp"
+#include "stardiff/runtime/runtime.hpp"
 
 namespace stardiff::sparse {
 
@@ -118,15 +119,15 @@ std::uint64_t Ldlt::factor_hash() const {
     mix(s_->simp.d.data(), s_->simp.d.size() * sizeof(double));
     return h;
   }
-  for (const auto& f : s_->nodes) {
-    mix(f.idx.data(), f.idx.size() * sizeof(int));
-    const std::size_t m = f.idx.size();
-    for (std::size_t j = 0; j < std::size_t(f.nelim); ++j)  // strictly below the diagonal: L itself
-      mix(f.L.data() + j * m + j + 1, (m - j - 1) * sizeof(double));
-    mix(f.d.data(), f.d.size() * sizeof(double));
-    mix(f.e.data(), f.e.size() * sizeof(double));
-    mix(f.piv.data(), f.piv.size());
+  if (s_->distributed) {  // each owner folds its nodes in, in node order (collective)
+    if (!s_->hash_ready) {
+      StarpuExecutor ex;
+      s_->hash = detail::distributed_factor_hash(ex, s_->sym, s_->nodes.data(), s_->dist, h);
+      s_->hash_ready = true;
+    }
+    return s_->hash;
   }
+  for (const auto& f : s_->nodes) h = detail::hash_node(h, f);
   return h;
 }
 
@@ -185,6 +186,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   });
   st.factored = false;
   st.rcond = -1;
+  st.distributed = st.hash_ready = false;
   detail::SingleThreadedBlas blas1;
   SequentialExecutor seq;
   Executor& ex = exec ? *exec : seq;
@@ -274,12 +276,14 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     ctx.failed = &failed;
     // One run of the task graph: every plan entry a task (or the panel/update tasks of a
     // split front), dependencies through one token per plan entry. Under StarPU-MPI with
-    // several ranks: on a StarPU executor distributed over the ranks (ldlt_dist.hpp), and
-    // replicated (every rank runs every task) where that run aborts (delayed columns) or
-    // the executor is another one; every rank then holds the whole factorization.
+    // several ranks: on a StarPU executor distributed over the ranks (ldlt_dist.hpp; each
+    // node's factors then stay on its owner, st.distributed), and replicated (every rank
+    // runs every task and holds the whole factorization) where that run aborts (delayed
+    // columns) or the executor is another one.
     const int nranks = mpi_size();
     const bool distribute = nranks > 1 && std::strcmp(gx.kind(), "starpu") == 0;
-    detail::LdltDist dist;
+    detail::LdltDist& dist = st.dist;
+    dist = detail::LdltDist{};
     if (distribute) detail::plan_distribution(S, nranks, dist);
     bool aborted = false;
     ctx.abort = &aborted;
@@ -299,6 +303,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
         ctx.dist = ranks == detail::GraphRanks::Distributed ? &dist : nullptr;
         ntasks += detail::insert_ldlt_factorization(gx, &ctx, ranks);
         ctx.dist = nullptr;
+        st.distributed = ranks == detail::GraphRanks::Distributed && !aborted;
         st.cbs.clear();
       };
       if (distribute) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 namespace stardiff::sparse::detail {
@@ -98,10 +99,10 @@ std::size_t xfer_size(const Symbolic& S, int s) {
 }
 
 std::size_t gather_size(const Symbolic& S, int t, bool growth) {
-  std::size_t n = 1;
+  std::size_t n = 1 + kStats;  // status, the task's statistics
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    n += 1 + m + 3 * p + m * p + (growth ? m : 0) + kStats;
+    const std::size_t m = std::size_t(pivots_of(S, s)) + std::size_t(below_of(S, s));
+    n += 1 + (growth ? 2 * m : 0);  // each node's flops (summed in node order), growth
   }
   return n;
 }
@@ -156,24 +157,28 @@ void pack_gather(const NumericCtx& ctx, int t, double* g) {
   check_sizes(ctx, S.task_lo[t], S.task_hi[t]);
   g[0] = run_status(ctx);
   if (g[0] != 0) return;
-  double* w = g + 1;
+  // The task's counts (exact in doubles), smallest and largest pivot, then per node its flops.
+  NodeStats sum;
+  sum.min_pivot = std::numeric_limits<double>::infinity();
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    const NodeFactor& nf = ctx.nodes[s];
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    *w++ = nf.nelim;
-    for (std::size_t i = 0; i < m; ++i) *w++ = nf.idx[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.d[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.e[i];
-    for (std::size_t i = 0; i < p; ++i) *w++ = nf.piv[i];
-    if (m != 0 && p != 0) std::memcpy(w, nf.L.data(), m * p * sizeof(double));
-    w += m * p;
-    if (ctx.dist->growth)
-      for (std::size_t i = 0; i < m; ++i) *w++ = i < nf.growth.size() ? nf.growth[i] : 0.0;
     const NodeStats& st = ctx.stats[s];
-    const double stats[kStats] = {double(st.pos), double(st.neg), double(st.zero), double(st.two_by_two),
-                                  double(st.delayed), double(st.static_pivots), st.flops, double(st.nnz_l),
-                                  st.min_pivot, st.max_pivot};
-    for (double v : stats) *w++ = v;
+    sum.pos += st.pos, sum.neg += st.neg, sum.zero += st.zero, sum.two_by_two += st.two_by_two;
+    sum.delayed += st.delayed, sum.static_pivots += st.static_pivots, sum.nnz_l += st.nnz_l;
+    sum.min_pivot = std::min(sum.min_pivot, st.min_pivot);
+    sum.max_pivot = std::max(sum.max_pivot, st.max_pivot);
+  }
+  const double stats[kStats] = {double(sum.pos), double(sum.neg), double(sum.zero), double(sum.two_by_two),
+                                double(sum.delayed), double(sum.static_pivots), 0.0, double(sum.nnz_l),
+                                sum.min_pivot, sum.max_pivot};
+  double* w = std::copy(stats, stats + kStats, g + 1);
+  for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
+    *w++ = ctx.stats[s].flops;
+    if (ctx.dist->growth) {
+      const NodeFactor& nf = ctx.nodes[s];
+      const std::size_t m = std::size_t(pivots_of(S, s)) + std::size_t(below_of(S, s));
+      for (std::size_t i = 0; i < m; ++i) *w++ = nf.idx[i];
+      for (std::size_t i = 0; i < m; ++i) *w++ = i < nf.growth.size() ? nf.growth[i] : 0.0;
+    }
   }
 }
 
@@ -181,40 +186,45 @@ int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local) {
   const int status = int(g[0]);
   if (status != 0 || local) return status;
   const Symbolic& S = *ctx.sym;
-  const double* r = g + 1;
+  const double* r = g + 1 + kStats;
   for (int s = S.task_lo[t]; s <= S.task_hi[t]; ++s) {
-    NodeFactor& nf = ctx.nodes[s];
-    const std::size_t p = std::size_t(pivots_of(S, s)), m = p + std::size_t(below_of(S, s));
-    nf.nelim = int(*r++);
-    nf.idx.resize(m);
-    for (std::size_t i = 0; i < m; ++i) nf.idx[i] = int(*r++);
-    nf.d.assign(r, r + p);
-    r += p;
-    nf.e.assign(r, r + p);
-    r += p;
-    nf.piv.resize(p);
-    for (std::size_t i = 0; i < p; ++i) nf.piv[i] = static_cast<signed char>(r[i]);
-    r += p;
-    nf.L.assign(r, r + m * p);
-    r += m * p;
-    if (ctx.dist->growth) {
-      nf.growth.assign(r, r + m);
-      r += m;
+    NodeStats& st = ctx.stats[s];
+    st = NodeStats{};
+    if (s == S.task_lo[t]) {  // the task's totals on its first node
+      const double* a = g + 1;
+      st.pos = std::int64_t(a[0]);
+      st.neg = std::int64_t(a[1]);
+      st.zero = std::int64_t(a[2]);
+      st.two_by_two = std::int64_t(a[3]);
+      st.delayed = std::int64_t(a[4]);
+      st.static_pivots = std::int64_t(a[5]);
+      st.nnz_l = std::int64_t(a[7]);
+      st.min_pivot = a[8];
+      st.max_pivot = a[9];
     } else {
+      st.min_pivot = std::numeric_limits<double>::infinity();
+    }
+    st.flops = *r++;
+    // The node's factors stay on its owner: here only its structure (what a parent's solve
+    // task reads of a child on another rank).
+    NodeFactor& nf = ctx.nodes[s];
+    const int p = pivots_of(S, s);
+    const std::size_t m = std::size_t(p) + std::size_t(below_of(S, s));
+    nf.nelim = p;
+    nf.L.release();
+    std::vector<double>().swap(nf.d);
+    std::vector<double>().swap(nf.e);
+    std::vector<signed char>().swap(nf.piv);
+    nf.idx.resize(m);
+    if (ctx.dist->growth) {
+      for (std::size_t i = 0; i < m; ++i) nf.idx[i] = int(r[i]);
+      nf.growth.assign(r + m, r + 2 * m);
+      r += 2 * m;
+    } else {  // no delayed columns: the columns (in some order), then the rows as analysed
+      std::iota(nf.idx.begin(), nf.idx.begin() + p, S.sn_first[s]);
+      std::copy(S.rows.begin() + S.row_ptr[s], S.rows.begin() + S.row_ptr[s + 1], nf.idx.begin() + p);
       nf.growth.clear();
     }
-    NodeStats& st = ctx.stats[s];
-    st.pos = std::int64_t(r[0]);
-    st.neg = std::int64_t(r[1]);
-    st.zero = std::int64_t(r[2]);
-    st.two_by_two = std::int64_t(r[3]);
-    st.delayed = std::int64_t(r[4]);
-    st.static_pivots = std::int64_t(r[5]);
-    st.flops = r[6];
-    st.nnz_l = std::int64_t(r[7]);
-    st.min_pivot = r[8];
-    st.max_pivot = r[9];
-    r += kStats;
   }
   return 0;
 }

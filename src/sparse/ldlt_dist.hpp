@@ -14,11 +14,15 @@
 //    task; a task runs on its plan task's rank. A node whose parent's task has another rank
 //    sends its contribution block through a vector handle (xfer) that its task writes and
 //    the parent's task reads (StarPU-MPI moves it); each plan task also writes its nodes'
-//    factors and statistics into a gather vector that every rank reads once the graph has
-//    run (unpack_gathered), so that afterwards every rank holds the whole factorization
-//    (the solve then runs replicated). Both are sized from the analysis: a run whose
-//    fronts take delayed columns (sizes beyond the analysis) marks itself aborted and the
-//    caller reruns the graph replicated (every task on every rank).
+//    pivot statistics (the task's, and each node's flops; when growth is measured, the
+//    nodes' rows and growth) into a gather
+//    vector that every rank reads once the graph has run (unpack_gather). A node's factors
+//    (L, D, pivots) stay on its owner's rank; the other ranks keep only its structure
+//    (nelim, idx: for the distributed solve, whose tasks run on the same ranks and pass
+//    update and down vectors along the same cross-rank edges, ldlt_tasks.hpp). Both are
+//    sized from the analysis: a run whose fronts take delayed columns (sizes beyond the
+//    analysis) marks itself aborted and the caller reruns the graph replicated (every task
+//    on every rank; the whole factorization then on every rank, the solve replicated).
 //  * Status codes in the first entry of an xfer or gather: 0 complete, 1 the unpivoted
 //    attempt failed, 2 aborted (delayed columns somewhere).
 #pragma once
@@ -45,14 +49,17 @@ std::size_t gather_size(const Symbolic& S, int t, bool growth);
 
 // Inside the tasks (on the owner's rank). recv: installs a child's contribution block
 // (ctx.cbs[s]) from its xfer; send: writes node s's block into its xfer and frees it;
-// gather: writes plan task t's nodes into g. check_sizes: aborts the run (*ctx.abort)
+// gather: writes plan task t's nodes' statistics into g. check_sizes: aborts the run (*ctx.abort)
 // when a node of lo..hi took or passed on delayed columns.
 void recv_block(const NumericCtx& ctx, int s, const double* x);
 void send_block(const NumericCtx& ctx, int s, double* x);
 void pack_gather(const NumericCtx& ctx, int t, double* g);
 void check_sizes(const NumericCtx& ctx, int lo, int hi);
-// After the run, on every rank: fills ctx's nodes and stats of task t from g unless
-// `local`; returns g's status.
+// After the run, on every rank: unless `local`, fills the stats of task t's nodes from g
+// (the task's counts, smallest and largest pivot on its first node; each node's flops:
+// their sums and extremes over all nodes are those of one rank) and leaves of each node
+// only its structure (nelim; idx: with growth, and its growth, from
+// g, else its columns then its analysed rows); returns g's status.
 int unpack_gather(const NumericCtx& ctx, int t, const double* g, bool local);
 
 }  // namespace stardiff::sparse::detail

@@ -240,6 +240,12 @@ void big_finish(const NumericCtx& ctx, int s);
 // -L21 x1 (its other rows) for its parent — so sibling subtrees never write the same
 // entries. Backward, parents first: a node reads its ancestors' entries of X (final) and
 // writes its own. Deterministic: bitwise equal under any schedule.
+// Distributed (down non-null; a run over StarPU-MPI ranks without delayed columns, whose
+// ranges then eliminate exactly their own columns): backward reads only its range's own
+// columns from X, the other rows from the down vectors of its exposed nodes (those whose
+// parent lies outside it), and leaves for each child in another range its down vector (X
+// at the child's rows idx[nelim..), from the parent's front) — the values one rank reads
+// from X, so the solution is bitwise the same.
 struct SolveCtx {
   const Symbolic* sym = nullptr;
   const NodeFactor* nodes = nullptr;
@@ -248,7 +254,14 @@ struct SolveCtx {
   // per node whose parent lies in another task: its update vector (rows idx[nelim..), nrhs
   // columns); within a task they stay on the task's stack
   std::vector<double>* upd = nullptr;
+  // distributed: per node whose parent lies in another task, its down vector (as upd)
+  std::vector<double>* down = nullptr;
+  const LdltDist* dist = nullptr;  // distributed: the factorization's distribution
 };
+// FNV-1a of node f's factors (rows, L strictly below the diagonal, D, pivots) folded into h:
+// Ldlt::factor_hash() over the nodes in order.
+std::uint64_t hash_node(std::uint64_t h, const NodeFactor& f);
+
 void solve_forward(const SolveCtx& c, int lo, int hi);   // nodes lo..hi, increasing
 void solve_backward(const SolveCtx& c, int lo, int hi);  // nodes hi..lo, decreasing
 

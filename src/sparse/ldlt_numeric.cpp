@@ -443,17 +443,71 @@ void solve_backward(const SolveCtx& c, int lo, int hi) {
   const Symbolic& S = *c.sym;
   const int n = S.n, nrhs = c.nrhs;
   std::vector<double> G;
+  // Distributed: the rows outside [first, last) (this range's columns) from `ext`, filled
+  // from the exposed nodes' down vectors (every such row lies in one: see SolveCtx).
+  const bool dist = c.down != nullptr;
+  const int first = S.sn_first[lo], last = S.sn_first[hi + 1];
+  thread_local std::vector<double> ext;
+  thread_local std::vector<int> pos;
+  if (dist) {
+    if (ext.size() < std::size_t(n) * nrhs) ext.resize(std::size_t(n) * nrhs);
+    if (pos.size() < std::size_t(n)) pos.assign(n, -1);
+    for (int s = lo; s <= hi; ++s) {
+      if (S.sn_parent[s] == -1 || S.sn_parent[s] <= hi) continue;
+      const NodeFactor& f = c.nodes[s];
+      const int ne = f.nelim, rows = int(f.idx.size()) - ne;
+      const std::vector<double>& d = c.down[s];
+      for (int r = 0; r < nrhs; ++r)
+        for (int t = 0; t < rows; ++t) ext[f.idx[ne + t] + std::size_t(r) * n] = d[t + std::size_t(r) * rows];
+      std::vector<double>().swap(c.down[s]);
+    }
+  }
   for (int s = hi; s >= lo; --s) {
     const NodeFactor& f = c.nodes[s];
     const int m = int(f.idx.size()), ne = f.nelim;
     if (ne == 0) continue;
     G.resize(std::size_t(m) * nrhs);
     for (int r = 0; r < nrhs; ++r)
-      for (int t = 0; t < m; ++t) G[t + std::size_t(r) * m] = c.X[f.idx[t] + std::size_t(r) * n];
+      for (int t = 0; t < m; ++t) {
+        const int j = f.idx[t];
+        G[t + std::size_t(r) * m] = !dist || (j >= first && j < last) ? c.X[j + std::size_t(r) * n]
+                                                                      : ext[j + std::size_t(r) * n];
+      }
     cpu::front_solve_backward_cpu(f.L.data(), m, ne, G.data(), nrhs);
     for (int r = 0; r < nrhs; ++r)
       for (int t = 0; t < ne; ++t) c.X[f.idx[t] + std::size_t(r) * n] = G[t + std::size_t(r) * m];
+    if (!dist) continue;
+    bool outside = false;  // children in other ranges (below lo): their down vectors
+    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) outside |= S.child_list[k] < lo;
+    if (!outside) continue;
+    for (int t = 0; t < m; ++t) pos[f.idx[t]] = t;
+    for (int k = S.child_ptr[s]; k < S.child_ptr[s + 1]; ++k) {
+      const int ch = S.child_list[k];
+      if (ch >= lo) continue;
+      const NodeFactor& cf = c.nodes[ch];
+      const int cne = cf.nelim, rows = int(cf.idx.size()) - cne;
+      std::vector<double>& d = c.down[ch];
+      d.resize(std::size_t(rows) * nrhs);
+      for (int r = 0; r < nrhs; ++r)
+        for (int t = 0; t < rows; ++t) d[t + std::size_t(r) * rows] = G[pos[cf.idx[cne + t]] + std::size_t(r) * m];
+    }
+    for (int t = 0; t < m; ++t) pos[f.idx[t]] = -1;
   }
+}
+
+std::uint64_t hash_node(std::uint64_t h, const NodeFactor& f) {
+  auto mix = [&h](const void* p, std::size_t bytes) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < bytes; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  };
+  mix(f.idx.data(), f.idx.size() * sizeof(int));
+  const std::size_t m = f.idx.size();
+  for (std::size_t j = 0; j < std::size_t(f.nelim); ++j)  // strictly below the diagonal: L itself
+    mix(f.L.data() + j * m + j + 1, (m - j - 1) * sizeof(double));
+  mix(f.d.data(), f.d.size() * sizeof(double));
+  mix(f.e.data(), f.e.size() * sizeof(double));
+  mix(f.piv.data(), f.piv.size());
+  return h;
 }
 
 }  // namespace stardiff::sparse::detail

@@ -9,6 +9,7 @@
 // replaced by a threshold-pivoted one and the solve repeated (LdltOptions::unpivoted_berr).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -34,10 +35,21 @@ void Refiner::apply(const double* b, double* x, int nrhs) {
     if (st.tiny) solve();
     else run_on_worker(ex, "ldlt_solve_simplicial", solve);
   } else {
-    std::vector<std::vector<double>> upd(S.ns);
+    std::vector<std::vector<double>> upd(S.ns), down;
     detail::SolveCtx sc{&S, st.nodes.data(), y.data(), nrhs, upd.data()};
-    // StarPU-MPI, several ranks: every rank holds the whole factorization and solves itself.
-    detail::insert_ldlt_solve(ex, &sc, mpi_size() > 1 ? GraphRanks::Replicated : GraphRanks::Rank0);
+    GraphRanks ranks = mpi_size() > 1 ? GraphRanks::Replicated : GraphRanks::Rank0;
+    if (st.distributed) {  // each rank holds its nodes' factors: the solve's tasks go there too
+      if (std::strcmp(ex.kind(), "starpu") != 0)
+        throw Error(std::string("Ldlt: the factorization is distributed over the StarPU-MPI ranks: solve and rcond "
+                                "need a StarPU executor (on every rank), not a ") + ex.kind() + " one");
+      down.resize(S.ns);
+      sc.down = down.data();
+      sc.dist = &st.dist;
+      ranks = GraphRanks::Distributed;
+    }
+    // StarPU-MPI, several ranks: replicated, every rank holds the whole factorization and
+    // solves itself; distributed, every rank receives the whole solution.
+    detail::insert_ldlt_solve(ex, &sc, ranks);
   }
   for (int r = 0; r < nrhs; ++r)
     for (int i = 0; i < n; ++i) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sparse/ldlt_dist.hpp"
 #include "sparse/ldlt_internal.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 
@@ -30,7 +31,13 @@ struct Ldlt::State {
   double rcond = -1;  // Ldlt::rcond()'s estimate for the current factorization (-1: none yet)
   std::vector<double> scale;  // per original index
   bool ruiz = false;          // scale holds Ruiz's equilibration (not ones)
-  std::vector<detail::NodeFactor> nodes;
+  std::vector<detail::NodeFactor> nodes;  // distributed: factors of this rank's nodes only
+  // The last factorization ran distributed over StarPU-MPI ranks (dist: its mapping): each
+  // node's factors stay on its owner; solves, rcond and factor_hash are distributed too.
+  bool distributed = false;
+  detail::LdltDist dist;
+  bool hash_ready = false;  // distributed: hash holds factor_hash()
+  std::uint64_t hash = 0;
   std::vector<detail::NodeCb> cbs;
   struct Simplicial {  // SuiteSparse LDL's factors of P S A S P^T (simplicial mode)
     std::vector<int> li;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,21 @@ void gather_and_send(const TaskContext& t, const NumericCtx& ctx, int task, int 
   pack_gather(ctx, task, t.buffers[base].data<double>());
   for (int s : ctx.dist->sends[task]) send_block(ctx, s, t.buffers[++base].data<double>());
 }
+// t: the plan task; base: (distributed solves) the first buffer after the tokens: the
+// vectors it sends, then those it receives.
 struct LdltSolveArgs {
   const SolveCtx* ctx;
+  int lo, hi, t, base;
+};
+struct LdltSolveGatherArgs {
+  const SolveCtx* ctx;
+  int rank;
+};
+struct LdltHashArgs {
+  const Symbolic* sym;
+  const NodeFactor* nodes;
   int lo, hi;
+  std::uint64_t h0;  // the FNV state before the first task's nodes
 };
 
 void ldlt_subtree_cpu(const TaskContext& t) {
@@ -66,13 +79,62 @@ void big_finish_cpu(const TaskContext& t) {
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
   if (a.ctx->dist) gather_and_send(t, *a.ctx, a.t, a.base);
 }
+std::size_t solve_rows(const SolveCtx& c, int s) {
+  return (c.nodes[s].idx.size() - std::size_t(c.nodes[s].nelim)) * std::size_t(c.nrhs);
+}
+// Distributed: a vector received into v (local memory), or v sent and freed.
+void take_vector(const SolveCtx& c, int s, const BufferView& b, std::vector<double>& v) {
+  const double* x = b.data<double>();
+  v.assign(x, x + solve_rows(c, s));
+}
+void give_vector(const SolveCtx& c, int s, const BufferView& b, std::vector<double>& v) {
+  std::copy(v.begin(), v.begin() + std::ptrdiff_t(solve_rows(c, s)), b.data<double>());
+  std::vector<double>().swap(v);
+}
 void ldlt_solve_forward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
-  solve_forward(*a.ctx, a.lo, a.hi);
+  const SolveCtx& c = *a.ctx;
+  if (c.dist) {
+    int q = a.base + int(c.dist->sends[a.t].size());
+    for (int ch : c.dist->recvs[a.t]) take_vector(c, ch, t.buffers[q++], c.upd[ch]);
+  }
+  solve_forward(c, a.lo, a.hi);
+  if (c.dist) {
+    int q = a.base;
+    for (int s : c.dist->sends[a.t]) give_vector(c, s, t.buffers[q++], c.upd[s]);
+  }
 }
 void ldlt_solve_backward_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltSolveArgs>();
-  solve_backward(*a.ctx, a.lo, a.hi);
+  const SolveCtx& c = *a.ctx;
+  if (c.dist) {
+    int q = a.base + int(c.dist->recvs[a.t].size());
+    for (int s : c.dist->sends[a.t]) take_vector(c, s, t.buffers[q++], c.down[s]);
+  }
+  solve_backward(c, a.lo, a.hi);
+  if (c.dist) {
+    int q = a.base;
+    for (int ch : c.dist->recvs[a.t]) give_vector(c, ch, t.buffers[q++], c.down[ch]);
+  }
+}
+// The solution entries of rank a.rank's plan tasks (their columns, task order), nrhs columns.
+void ldlt_solve_gather_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltSolveGatherArgs>();
+  const SolveCtx& c = *a.ctx;
+  const Symbolic& S = *c.sym;
+  double* w = t.buffers[0].data<double>();
+  for (int r = 0; r < c.nrhs; ++r)
+    for (std::size_t q = 0; q < c.dist->owner.size(); ++q) {
+      if (c.dist->owner[q] != a.rank) continue;
+      const double* x = c.X + std::size_t(r) * S.n;
+      w = std::copy(x + S.sn_first[S.task_lo[q]], x + S.sn_first[S.task_hi[q] + 1], w);
+    }
+}
+void ldlt_hash_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltHashArgs>();
+  std::uint64_t h = t.buffers.size() > 1 ? *t.buffers[1].data<std::uint64_t>() : a.h0;
+  for (int s = a.lo; s <= a.hi; ++s) h = hash_node(h, a.nodes[s]);
+  *t.buffers[0].data<std::uint64_t>() = h;
 }
 }  // namespace
 
@@ -84,6 +146,8 @@ const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
 const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
 const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu);
 const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
+const Codelet cl_ldlt_solve_gather("ldlt_solve_gather", ldlt_solve_gather_cpu);
+const Codelet cl_ldlt_hash("ldlt_hash", ldlt_hash_cpu);
 
 namespace {
 // The buffers a plan task adds in a distributed run (ldlt_dist.hpp): its gather vector, the
@@ -273,6 +337,7 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
 int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx, GraphRanks ranks) {
   const auto& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
+  const LdltDist* dist = ranks == GraphRanks::Distributed ? ctx->dist : nullptr;
   // Per task, the tasks holding the parents of its nodes outside it (a task may group
   // cousin subtrees, whose parents differ): the plan's dependency lists (the tasks holding
   // each task's outside children), inverted. Its backward sweep waits for all of them.
@@ -287,25 +352,115 @@ int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx, GraphRanks ranks) {
   bwd.reserve(nt);
   for (int t = 0; t < nt; ++t) {
     fwd.emplace_back(0, "solve_forward_token"), bwd.emplace_back(0, "solve_backward_token");
-    if (ranks != GraphRanks::Rank0) fwd.back().set_owner(kEveryRank), bwd.back().set_owner(kEveryRank);
+    const int owner = dist ? dist->owner[t] : ranks == GraphRanks::Rank0 ? 0 : kEveryRank;
+    if (ranks != GraphRanks::Rank0) fwd.back().set_owner(owner), bwd.back().set_owner(owner);
   }
+  // Distributed: per cross-rank edge (a node whose parent's task has another rank) its
+  // update vector (owned by the child's rank) and down vector (the parent's); a dependency
+  // on a task of another rank is carried by them (each such task sends one), not by tokens.
+  std::vector<std::unique_ptr<VectorHandle<double>>> upv, downv;
+  if (dist) {
+    for (int t = 0; t < nt; ++t)
+      for (int s : dist->sends[t]) {
+        const int x = dist->xfer[s];
+        if (int(upv.size()) <= x) upv.resize(x + 1), downv.resize(x + 1);
+        const std::size_t len = std::max<std::size_t>(1, solve_rows(*ctx, s));
+        upv[x] = std::make_unique<VectorHandle<double>>(len, "ldlt_solve_up");
+        downv[x] = std::make_unique<VectorHandle<double>>(len, "ldlt_solve_down");
+      }
+    for (int t = 0; t < nt; ++t) {
+      for (int s : dist->sends[t]) upv[dist->xfer[s]]->set_owner(dist->owner[t]);
+      for (int c : dist->recvs[t]) downv[dist->xfer[c]]->set_owner(dist->owner[t]);
+    }
+  }
+  auto local = [&](int t, int T) { return !dist || dist->owner[t] == dist->owner[T]; };
   std::vector<DataAccess> acc;
   for (int t = 0; t < nt; ++t) {
     acc.assign({out(fwd[t])});
-    for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q) acc.push_back(in(fwd[S.dep_list[q]]));
-    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
+    for (int q = S.dep_ptr[t]; q < S.dep_ptr[t + 1]; ++q)
+      if (local(t, S.dep_list[q])) acc.push_back(in(fwd[S.dep_list[q]]));
+    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t], t, int(acc.size())};
+    if (dist) {
+      for (int s : dist->sends[t]) acc.push_back(out(*upv[dist->xfer[s]]));
+      for (int c : dist->recvs[t]) acc.push_back(in(*upv[dist->xfer[c]]));
+    }
     exec.submit(cl_ldlt_solve_forward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
                 {.name = "ldlt_solve_forward"});
   }
   for (int t = nt - 1; t >= 0; --t) {
     acc.assign({out(bwd[t])});
-    for (int T : up[t]) acc.push_back(in(bwd[T]));
+    for (int T : up[t])
+      if (local(t, T)) acc.push_back(in(bwd[T]));
     if (up[t].empty()) acc.push_back(in(fwd[t]));  // only roots: after its own forward
-    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t]};
+    LdltSolveArgs args{ctx, S.task_lo[t], S.task_hi[t], t, int(acc.size())};
+    if (dist) {
+      for (int c : dist->recvs[t]) acc.push_back(out(*downv[dist->xfer[c]]));
+      for (int s : dist->sends[t]) acc.push_back(in(*downv[dist->xfer[s]]));
+    }
     exec.submit(cl_ldlt_solve_backward, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
                 {.name = "ldlt_solve_backward"});
   }
+  int ntasks = 2 * nt;
+  if (dist) {
+    // Per rank with tasks, one vector of its tasks' solution entries, which every rank reads.
+    const int nranks = 1 + *std::max_element(dist->owner.begin(), dist->owner.end());
+    std::vector<std::size_t> len(nranks, 0);
+    for (int t = 0; t < nt; ++t)
+      len[dist->owner[t]] += std::size_t(S.sn_first[S.task_hi[t] + 1] - S.sn_first[S.task_lo[t]]) * ctx->nrhs;
+    std::vector<std::unique_ptr<VectorHandle<double>>> xg(nranks);
+    for (int r = 0; r < nranks; ++r) {
+      if (len[r] == 0) continue;
+      xg[r] = std::make_unique<VectorHandle<double>>(len[r], "ldlt_solve_x");
+      xg[r]->set_owner(r);
+      acc.assign({out(*xg[r])});
+      for (int t = 0; t < nt; ++t)
+        if (dist->owner[t] == r) acc.push_back(in(bwd[t]));
+      LdltSolveGatherArgs args{ctx, r};
+      exec.submit(cl_ldlt_solve_gather, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof args,
+                  {.name = "ldlt_solve_gather"});
+      ++ntasks;
+    }
+    exec.wait_all();
+    const int me = mpi_rank();
+    for (int r = 0; r < nranks; ++r) {  // collective, in rank order
+      if (!xg[r]) continue;
+      auto h = xg[r]->acquire(Access::R);
+      if (r == me) continue;
+      const double* g = static_cast<const double*>(h.data());
+      for (int q = 0; q < ctx->nrhs; ++q)
+        for (int t = 0; t < nt; ++t) {
+          if (dist->owner[t] != r) continue;
+          const int c0 = S.sn_first[S.task_lo[t]], c1 = S.sn_first[S.task_hi[t] + 1];
+          std::copy(g, g + (c1 - c0), ctx->X + std::size_t(q) * S.n + c0);
+          g += c1 - c0;
+        }
+    }
+  }
   exec.wait_all();  // the tokens go out of scope here
-  return 2 * nt;
+  return ntasks;
+}
+
+std::uint64_t distributed_factor_hash(Executor& exec, const Symbolic& S, const NodeFactor* nodes,
+                                      const LdltDist& dist, std::uint64_t h0) {
+  const int nt = int(S.task_lo.size());
+  std::vector<int> order(nt);  // the tasks in node order
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return S.task_lo[a] < S.task_lo[b]; });
+  std::vector<VariableHandle<std::uint64_t>> h;
+  h.reserve(nt);
+  for (int i = 0; i < nt; ++i) {
+    h.emplace_back(std::uint64_t(0), "ldlt_hash");
+    h.back().set_owner(dist.owner[order[i]]);
+  }
+  for (int i = 0; i < nt; ++i) {
+    const int t = order[i];
+    LdltHashArgs args{&S, nodes, S.task_lo[t], S.task_hi[t], h0};
+    if (i == 0) exec.submit(cl_ldlt_hash, args, {out(h[i])}, {.name = "ldlt_hash"});
+    else exec.submit(cl_ldlt_hash, args, {out(h[i]), in(h[i - 1])}, {.name = "ldlt_hash"});
+  }
+  exec.wait_all();
+  if (nt == 0) return h0;
+  auto g = h.back().acquire(Access::R);
+  return *static_cast<const std::uint64_t*>(g.data());
 }
 }  // namespace stardiff::sparse::detail

@@ -13,7 +13,15 @@
 //   cl_ldlt_solve_forward / _backward: the solve over one task of the plan (see SolveCtx).
 //     Buffers: the task's token (W), then the tokens it waits for (R): forward, the forward
 //     tasks holding its nodes' children; backward, the backward tasks holding its nodes'
-//     parents (a task of roots only: its own forward task).
+//     parents (a task of roots only: its own forward task). Distributed (ldlt_dist.hpp's
+//     ranks): only the tokens of tasks on the same rank, then the vectors it sends (W),
+//     then those it receives (R): forward, the update vectors of its nodes whose parent's
+//     task has another rank, then those of its children on other ranks; backward, the down
+//     vectors of those children, then those of its nodes.
+//   cl_ldlt_solve_gather (distributed): the solution entries of one rank's tasks (W), after
+//     their backward tokens (R).
+//   cl_ldlt_hash (distributed factor_hash): folds one plan task's nodes into the FNV state:
+//     W(its state), R(the previous task's state; none for the first).
 // The factor data, X and the update vectors live in host memory (NumericCtx, SolveCtx):
 // the tasks run on CPU workers.
 #pragma once
@@ -26,11 +34,11 @@ namespace stardiff::sparse::detail {
 extern const Codelet cl_ldlt_subtree;
 extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_assemble, cl_ldlt_big_panel, cl_ldlt_big_update,
     cl_ldlt_big_finish;
-extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward;
+extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward, cl_ldlt_solve_gather, cl_ldlt_hash;
 
 // Where the graph's tasks run under StarPU-MPI: all on rank 0 (also: no MPI, one rank),
 // every task on every rank (each computes the whole result), or each plan task on its rank
-// of ctx->dist (ldlt_dist.hpp: the factorization only).
+// of ctx->dist (ldlt_dist.hpp).
 enum class GraphRanks { Rank0, Replicated, Distributed };
 
 // The number of tasks one run of the factorization graph submits (the preparation not counted).
@@ -43,6 +51,17 @@ std::int64_t count_factor_tasks(const Symbolic& S, int block_size);
 std::int64_t insert_ldlt_factorization(Executor& exec, const NumericCtx* ctx, GraphRanks ranks = GraphRanks::Rank0);
 
 // Submits the forward and backward tasks of the whole solve and waits for them; returns
-// the number of tasks. Not Rank0: every task on every rank (Distributed is Replicated here).
+// the number of tasks. Replicated: every task on every rank. Distributed (ctx->dist and
+// ctx->down set; after a distributed factorization, every rank calling): each plan task's
+// forward and backward on its rank, the update and down vectors of the cross-rank edges
+// moved by StarPU-MPI, then one gather task per rank with tasks, whose vector every rank
+// reads (collective acquires): afterwards every rank holds the whole of ctx->X, bitwise
+// what one rank computes.
 int insert_ldlt_solve(Executor& exec, const SolveCtx* ctx, GraphRanks ranks = GraphRanks::Rank0);
+
+// Ldlt::factor_hash of a distributed factorization (each node's factors on its owner only):
+// a chain of one task per plan task in node order, on its owner, folding its nodes into the
+// FNV state from h0; collective (every rank calls it), returns the final state on every rank.
+std::uint64_t distributed_factor_hash(Executor& exec, const Symbolic& S, const NodeFactor* nodes,
+                                      const LdltDist& dist, std::uint64_t h0);
 }  // namespace stardiff::sparse::detail

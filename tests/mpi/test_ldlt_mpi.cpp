@@ -2,10 +2,12 @@
 // tests/mpi/test_ldlt_mpi.cpp — the sparse LDL^T over StarPU-MPI ranks, run under
 // `mpirun -np 2` (label mpi): the subtree-to-rank mapping (deterministic, every rank of a
 // balanced tree used, all 0 on one rank), and on real matrices (STARDIFF_LDLT_MPI_MATRICES,
-// ':'-separated paths) the distributed factorization's factors (factor_hash), inertia and
-// solution bitwise those of the sequential executor on every rank, with each rank running
-// part of the factorization's tasks (a distributed run) — or, for a matrix whose fronts take
-// delayed columns, all of them (the replicated rerun). Tests skip unless the runtime runs on
+// ':'-separated paths) the distributed factorization's factors (factor_hash), inertia,
+// solutions (one and two right-hand sides), refinement steps, backward error and rcond
+// bitwise those of the sequential executor on every rank, with each rank running part of
+// the factorization's and of the solve's tasks (a distributed run) — or, for a matrix whose
+// fronts take delayed columns, all of them (the replicated rerun); a solve of distributed
+// factors on the sequential executor is refused (Error). Tests skip unless the runtime runs on
 // >= 2 ranks, and skip a matrix file that is absent.
 #include <gtest/gtest.h>
 
@@ -85,11 +87,18 @@ TEST(LdltMpi, DistributedFactorizationEqualsSequential) {
     std::vector<double> ones(A.n_cols, 1.0), b(A.n_cols);
     multiply(A, ones.data(), b.data());
 
+    // two right-hand sides: b and b scaled by the row index (refined together)
+    std::vector<double> b2(b);
+    for (int i = 0; i < A.n_cols; ++i) b2.push_back(b[i] * (1.0 + i % 7));
+
     SequentialExecutor seq;  // every rank its own reference
     Ldlt ref;
     ref.analyze(A, &seq);
     const FactorInfo rfi = ref.factorize(A, &seq);
     const std::vector<double> rx = ref.solve(b, 1, &seq);
+    const SolveInfo rsi = ref.solve_info();
+    const std::vector<double> rx2 = ref.solve(b2, 2, &seq);
+    const double rrc = ref.rcond(&seq);
 
     StarpuExecutor ex;
     Ldlt dist;
@@ -97,16 +106,47 @@ TEST(LdltMpi, DistributedFactorizationEqualsSequential) {
     const std::size_t before = mpi_comm_stats().tasks_run;
     const FactorInfo fi = dist.factorize(A, &ex);
     const std::size_t ran = mpi_comm_stats().tasks_run - before;
+    const std::size_t solve_before = mpi_comm_stats().tasks_run, submitted_before = ex.tasks_submitted();
     const std::vector<double> x = dist.solve(b, 1, &ex);
+    const std::size_t solve_ran = mpi_comm_stats().tasks_run - solve_before;
+    const std::size_t solve_tasks = ex.tasks_submitted() - submitted_before;
+    const SolveInfo si = dist.solve_info();
+    const std::vector<double> x2 = dist.solve(b2, 2, &ex);
+    const double rc = dist.rcond(&ex);
 
     EXPECT_EQ(dist.factor_hash(), ref.factor_hash()) << path;
     EXPECT_EQ(fi.inertia.pos, rfi.inertia.pos) << path;
     EXPECT_EQ(fi.inertia.neg, rfi.inertia.neg) << path;
     EXPECT_EQ(fi.inertia.zero, rfi.inertia.zero) << path;
     EXPECT_EQ(fi.pivoting, rfi.pivoting) << path;
+    EXPECT_EQ(fi.nnz_l, rfi.nnz_l) << path;
+    EXPECT_EQ(fi.min_pivot, rfi.min_pivot) << path;
     ASSERT_EQ(x.size(), rx.size());
     EXPECT_EQ(std::memcmp(x.data(), rx.data(), x.size() * sizeof(double)), 0) << path;
+    EXPECT_EQ(si.refine_iters, rsi.refine_iters) << path;
+    EXPECT_EQ(si.fgmres_iters, rsi.fgmres_iters) << path;
+    EXPECT_EQ(si.backward_error, rsi.backward_error) << path;
+    ASSERT_EQ(x2.size(), rx2.size());
+    EXPECT_EQ(std::memcmp(x2.data(), rx2.data(), x2.size() * sizeof(double)), 0) << path << ": 2 right-hand sides";
+    EXPECT_EQ(rc, rrc) << path << ": rcond";
     if (ai.mode == FactorMode::Tree) {
+      // the solve: each forward/backward task on its front's rank (a share here), or all
+      // of them where the factorization was repeated replicated
+      if (fi.delayed == 0) {
+        // the factors are spread over the ranks: a solve on another executor is refused
+        try {
+          dist.solve(b, 1, &seq);
+          ADD_FAILURE() << path << ": a sequential solve of distributed factors was accepted";
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("need a StarPU executor"), std::string::npos) << e.what();
+        }
+        EXPECT_GT(solve_ran, 0u) << path << ": rank " << mpi_rank() << " ran no solve task";
+        EXPECT_LT(solve_ran, solve_tasks) << path << ": rank " << mpi_rank() << " ran every solve task";
+      } else {
+        EXPECT_EQ(solve_ran, solve_tasks) << path;
+      }
+      std::fprintf(stderr, "rank %d: %s: %zu of %zu solve tasks here (%d refinement steps)\n", mpi_rank(),
+                   path.c_str(), solve_ran, solve_tasks, si.refine_iters);
       // the preparation runs on every rank; of the graph, a share here (distributed) or
       // all of it twice over when the distributed run met delayed columns (then replicated)
       const std::size_t graph = std::size_t(ai.tasks - 1);

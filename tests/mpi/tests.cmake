@@ -77,7 +77,8 @@ else()
 endif()
 
 # The sparse LDL^T over the ranks (tests/mpi/ldlt_same_result.sh, test_ldlt_mpi): the
-# factorization's task graph distributed by subtree-to-rank mapping; stardiff-ldlt's JSON
+# factorization's and the solve's task graphs distributed by subtree-to-rank mapping (the
+# factors stay on their ranks, the solution gathered); stardiff-ldlt's JSON
 # report (inertia, pivoting, residuals, error, rcond, tasks; timings and gflops aside) on 2 and 3
 # ranks equal to the 1-rank run without MPI, on three real matrices (unpivoted SPD,
 # threshold-pivoted indefinite, unpivoted indefinite with growth) and a matrix with

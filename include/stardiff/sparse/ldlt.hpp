@@ -17,11 +17,21 @@
 //    b of the wrong length) throws stardiff::Error.
 //  * analyze() and factorize() throw Error, before allocating, when their estimated
 //    memory exceeds what the machine has available (MemAvailable).
-//  * Under StarPU-MPI with several ranks (every rank calls the same methods with the same
-//    matrix): on a StarPU executor the factorization's tasks are distributed over the
-//    ranks by subtree-to-rank mapping, and afterwards every rank holds the whole
-//    factorization; solve() and rcond() run on every rank. Factors, inertia and solutions
-//    are bitwise those of one rank.
+//  * Under StarPU-MPI with several ranks every rank calls the same methods, at the same
+//    points, with the same matrix and right-hand sides (they are collective). On a StarPU
+//    executor the factorization's tasks are distributed over the ranks by subtree-to-rank
+//    mapping and each front's L and D stay on the rank that computed them; only pivot
+//    statistics (FactorInfo, inertia) reach every rank. solve() and rcond() then need a
+//    StarPU executor (Error otherwise): each application of the factors runs its forward,
+//    diagonal and backward tasks on the fronts' ranks, moving update and solution vectors
+//    along the tree's cross-rank edges, and then every rank receives the whole solution;
+//    the residual b - A x (A is on every rank), the refinement and FGMRES steps and
+//    rcond's dlacn2 run replicated on that x, so solve() returns the whole x on every rank.
+//    factor_hash() folds the nodes in on their owners (a chain of tasks). A factorization
+//    whose fronts take delayed columns is repeated replicated (every rank computes and
+//    holds all of it, and its solves and rcond run replicated), as is one on another
+//    executor or in single-task or simplicial mode. Factors, inertia, solutions,
+//    refinement steps, backward errors and rcond are bitwise those of one rank.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -198,7 +208,8 @@ class Ldlt {
   const SolveInfo& solve_info() const;
   const LdltOptions& options() const;
   // FNV-1a hash of the factors' bits (L, D, pivot order): equal hashes across runs and
-  // executors show bitwise-reproducible factorizations.
+  // executors show bitwise-reproducible factorizations. After a distributed factorization
+  // (StarPU-MPI, see above) collective: every rank calls it while the Runtime is alive.
   std::uint64_t factor_hash() const;
   // The elimination order analyze() chose (new -> old, postordered).
   const std::vector<std::int32_t>& permutation() const;
