@@ -8,20 +8,22 @@
 // application reads them and the 10-point stencil of the state; Dirichlet nodes take their value
 // by a select, so rows need no branches.
 //
+// The implicit operators I - th dt A1 and I - th dt A2 are factored once (Thomas factors kept as
+// dats, built straight from cs and cv: cde_factor_s, cde_factor_v; A1 again per step only when
+// the leverage depends on t), so every implicit solve is a substitution.
 // One HV step from tau_{n-1} to tau_n (E = e^{-r_f tau}, A1h: A1 without its Neumann term b1):
 //   predictor  H = U + dt/2 F(U), R1 = Y0 - th dt (A1h U + b1_old) + th dt b1_new, G = -th dt A2 U
-//   solve s    (I - th dt A1) Y1 = R1                          (in place in R1)
-//   mid        R2 = Y1 + G (row v = 0: minus f times row v_1)  (f = e / w_1(v_1), the elimination)
-//   solve v    (I - th dt A2) Y2 = R2                          (in place in R2)
+//   solve s    (I - th dt A1) Y1 = R1              (cde_solve_s: in place in R1, per tile)
+//   solve v    R2 = Y1 + G (row v = 0: minus f times row v_1, f = e / w_2(v_1), the elimination),
+//              (I - th dt A2) Y2 = R2             (cde_solve_v: the mid stage fused, into R2)
 //   corrector  R1 = H + dt/2 F(Y2) - th dt A1h Y2, G = -th dt A2 Y2   (H + dt/2 F(Y2) = ~Y0)
-//   solve s    in place in R1; mid into R2; solve v from R2 into U.
-// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U. mid first copies
-// row v_1 of Y1 + G into a row dat, which the elimination reads (its adjoint then needs no
-// primal of Y1 or G, so the tape saves neither).
+//   solve s    in place in R1; solve v from R1, G into U.
+// A Douglas (theta = 1) damping step is predictor, solve s, solve v into U (its own factors).
 //
-// Adjoint mode: every matrix is built before the first step mark (the damping steps' in their own
-// dats), the coefficient loops are recorded, and each kernel's adjoint is written by hand below
-// (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the solves' outputs).
+// Adjoint mode: every factorization is built before the first step mark (the damping steps' in
+// their own dats), the coefficient loops are recorded, and each kernel's adjoint is written by
+// hand below (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the
+// solves' outputs, never R1 or G for the mid stage).
 #include "cde_solver.hpp"
 
 #include <algorithm>
@@ -29,7 +31,7 @@
 #include <cmath>
 #include <string>
 
-#include "stardiff/adjoint/tridiag.hpp"
+#include "stardiff/adjoint/external.hpp"
 #include "stardiff/mesh.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -174,73 +176,6 @@ struct CoefV {
   }
 };
 
-struct MatArgs {
-  double thdt;
-};
-// I - th dt A1 (Dirichlet rows: identity).
-struct Mat1 {
-  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
-  void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
-                  const MatArgs* m) const {
-    const double v = cv.c(VV);
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    a(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0) + cs.c(Q0));
-    b(0, 0) = dir ? 1.0 : 1.0 - m->thdt * (v * cs.c(P0 + 1) + cs.c(Q0 + 1));
-    c(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0 + 2) + cs.c(Q0 + 2));
-  }
-  void adjoint(Acc<const double> cs, Acc<double> cs_a1s, Acc<const double> cv, Acc<double>, Acc<const double>,
-               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
-               const MatArgs* m) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double v = cv.c(VV), t = m->thdt;
-    const double ab = -t * a_a1s(0, 0), bb = -t * b_a1s(0, 0), cb = -t * c_a1s(0, 0);
-    cs_a1s.c(P0) += v * ab, cs_a1s.c(Q0) += ab;
-    cs_a1s.c(P0 + 1) += v * bb, cs_a1s.c(Q0 + 1) += bb;
-    cs_a1s.c(P0 + 2) += v * cb, cs_a1s.c(Q0 + 2) += cb;
-  }
-};
-// I - th dt A2, row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows: identity).
-struct Mat2 {
-  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
-  void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
-                  const MatArgs* m) const {
-    const double t = m->thdt;
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    double aa = -t * cv.c(W0), bb = 1.0 - t * cv.c(W0 + 1), cc = -t * cv.c(W0 + 2);
-    const double e = cv.c(EE);
-    if (e != 0.0) {
-      const double f = e / cv.c(W0 + 2, 0, 1);
-      const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
-      bb -= f * m10;
-      cc -= f * m11;
-      aa = 0.0;
-    }
-    a(0, 0) = dir ? 0.0 : aa;
-    b(0, 0) = dir ? 1.0 : bb;
-    c(0, 0) = dir ? 0.0 : cc;
-  }
-  void adjoint(Acc<const double> cs, Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>,
-               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
-               const MatArgs* m) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double t = m->thdt, e = cv.c(EE);
-    const double bb = b_a1s(0, 0), cb = c_a1s(0, 0);
-    cv_a1s.c(W0 + 1) -= t * bb;
-    cv_a1s.c(W0 + 2) -= t * cb;
-    if (e == 0.0) {
-      cv_a1s.c(W0) -= t * a_a1s(0, 0);
-      return;
-    }
-    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
-    const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
-    const double f_b = -(m10 * bb + m11 * cb);
-    cv_a1s.c(W0, 0, 1) += t * f * bb;      // m10_b = -f bb, W0(v_1)_b = -t m10_b
-    cv_a1s.c(W0 + 1, 0, 1) += t * f * cb;  // m11_b = -f cb
-    cv_a1s.c(EE) += f_b / w2;
-    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
-  }
-};
-
 // The three split operators at a point (A1 without the Neumann term), and their adjoint.
 struct Apply {
   double a0, a1h, a2;
@@ -351,41 +286,359 @@ struct Predictor2 {
   }
 };
 
-struct MidArgs {
+// ---- Pre-factored implicit solves (external functions) --------------------------------------
+// A tridiagonal system (sub a, diagonal b, super c along a line) is stored by its Thomas factors
+// A = L U: m = 1 / pivot, am = a m (L: diagonal 1/m, sub-diagonal a), u = c m (U: unit upper).
+// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1}. Convention of the three
+// factor dats' adjoints: they hold the adjoints of the matrix entries they stand for (fm: b,
+// fa: a, fu: c), which the solves' adjoints add into and the factorizations' adjoints turn into
+// those of cs and cv; nothing but these externals reads or writes the factor dats.
+// The adjoint of a solve is the transposed substitution with the same factors:
+//   ybar_k = xbar_k - u_{k-1} ybar_{k-1};  p_k = am_k (ybar_k - p_{k+1}), g_k = m_k (ybar_k - p_{k+1})
+// then dbar = g, abar_k -= g_k x_{k-1}, bbar_k -= g_k x_k, cbar_k -= g_k x_{k+1}.
+
+using CD = ExtDat<const double>;
+using DD = ExtDat<double>;
+
+// Element (0, j) component c of the tile holding row j (all tiles of the task; missing axes
+// have stride 0). Untiled dats (no outer axis): their one buffer.
+template <class T>
+T* row_ptr(const ExtDat<T>& e, int j, int c = 0) {
+  int t = e.tile_lo();
+  if (e.dat().tiled())
+    for (; t < e.tile_hi(); ++t)
+      if (j >= e.row_lo(t) && j < e.row_hi(t)) break;
+  if (t == e.tile_hi()) throw Error("cde: row " + std::to_string(j) + " of '" + e.name() + "' not held");
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + c + j * g.s[1];
+}
+long long stride0(const CD& e) { return e.geom(e.tile_lo()).s[0]; }
+
+[[noreturn]] void bad_pivot(const ExternalContext& ctx, int i, int j) {
+  throw Error(std::string("cde: '") + ctx.name + "': zero or non-finite pivot at (" + std::to_string(i) + ", " +
+              std::to_string(j) + ")");
+}
+
+struct FacArgs {
+  double thdt;
+  int ns, nv;
+};
+
+// I - th dt A1 at (i, j) (Dirichlet rows: identity; a = 0 at i = 0, c = 0 at i = ns - 1).
+inline void mat1_entries(const double* csi, double v, bool dir, double t, double& a, double& b, double& c) {
+  a = dir ? 0.0 : -t * (v * csi[P0] + csi[Q0]);
+  b = dir ? 1.0 : 1.0 - t * (v * csi[P0 + 1] + csi[Q0 + 1]);
+  c = dir ? 0.0 : -t * (v * csi[P0 + 2] + csi[Q0 + 2]);
+}
+
+// cde_factor_s: factors of I - th dt A1 along s for every v row (one task, all tiles).
+struct FactorS {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    for (int j = 0; j < A.nv; ++j) {
+      const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
+      double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j);
+      double up = 0;
+      for (int i = 0; i < A.ns; ++i) {
+        const double* ci = c0 + i * sc;
+        double a, b, c;
+        mat1_entries(ci, v, ci[DS] + dv > 0, A.thdt, a, b, c);
+        const double piv = b - a * up;
+        if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+        const double r = 1.0 / piv;
+        m[i] = r, am[i] = a * r, u[i] = up = c * r;
+      }
+    }
+  }
+};
+struct FactorSAdjoint {
+  FacArgs A;
+  void operator()(const ExternalContext&, CD cs, DD cs_b, CD cv, DD, CD, DD fm_b, CD, DD fa_b, CD,
+                  DD fu_b) const {
+    if (!fm_b.valid()) return;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    double* cb0 = cs_b.valid() ? row_ptr(cs_b, 0) : nullptr;
+    for (int j = 0; j < A.nv; ++j) {
+      const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
+      double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
+      for (int i = 0; i < A.ns; ++i) {
+        const double* ci = c0 + i * sc;
+        if (cb0 && !(ci[DS] + dv > 0)) {
+          double* b = cb0 + i * sc;
+          const double a_ = -A.thdt * ab[i], b_ = -A.thdt * bb[i], c_ = -A.thdt * cb[i];
+          b[P0] += v * a_, b[Q0] += a_;
+          b[P0 + 1] += v * b_, b[Q0 + 1] += b_;
+          b[P0 + 2] += v * c_, b[Q0 + 2] += c_;
+        }
+        ab[i] = bb[i] = cb[i] = 0.0;
+      }
+    }
+  }
+};
+
+// I - th dt A2 at (i, j), row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows:
+// identity). cvj, cv1: cv at row j and j + 1.
+inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double t, int j, double& a, double& b,
+                         double& c) {
+  double aa = -t * cvj[W0], bb = 1.0 - t * cvj[W0 + 1], cc = -t * cvj[W0 + 2];
+  const double e = cvj[EE];
+  if (e != 0.0) {
+    const double f = e / cv1[W0 + 2];
+    const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
+    bb -= f * m10;
+    cc -= f * m11;
+    aa = 0.0;
+  }
+  if (j == 0) aa = 0.0;
+  a = dir ? 0.0 : aa;
+  b = dir ? 1.0 : bb;
+  c = dir ? 0.0 : cc;
+}
+
+// cde_factor_v: factors of I - th dt A2 along v for every s column (one task, all tiles).
+struct FactorV {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    const double* up = nullptr;
+    for (int j = 0; j < A.nv; ++j) {
+      const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
+      double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j);
+      for (int i = 0; i < A.ns; ++i) {
+        double a, b, c;
+        mat2_entries(cvj, cv1, c0[i * sc + DS] + cvj[DV] > 0, A.thdt, j, a, b, c);
+        const double piv = j == 0 ? b : b - a * up[i];
+        if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+        const double r = 1.0 / piv;
+        m[i] = r, am[i] = a * r, u[i] = c * r;
+      }
+      up = u;
+    }
+  }
+};
+struct FactorVAdjoint {
+  FacArgs A;
+  void operator()(const ExternalContext&, CD cs, DD, CD cv, DD cv_b, CD, DD fm_b, CD, DD fa_b, CD,
+                  DD fu_b) const {
+    if (!fm_b.valid()) return;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    const double t = A.thdt;
+    for (int j = 0; j < A.nv; ++j) {
+      const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
+      double *bj = cv_b.valid() ? row_ptr(cv_b, j) : nullptr, *b1 = bj && j + 1 < A.nv ? row_ptr(cv_b, j + 1) : bj;
+      double *bbr = row_ptr(fm_b, j), *abr = row_ptr(fa_b, j), *cbr = row_ptr(fu_b, j);
+      const double e = cvj[EE];
+      for (int i = 0; i < A.ns; ++i) {
+        const double ab = abr[i], bb = bbr[i], cb = cbr[i];
+        abr[i] = bbr[i] = cbr[i] = 0.0;
+        if (!bj || c0[i * sc + DS] + cvj[DV] > 0) continue;
+        bj[W0 + 1] -= t * bb;
+        bj[W0 + 2] -= t * cb;
+        if (e == 0.0) {
+          if (j > 0) bj[W0] -= t * ab;
+          continue;
+        }
+        const double w2 = cv1[W0 + 2], f = e / w2;
+        const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
+        const double f_b = -(m10 * bb + m11 * cb);
+        b1[W0] += t * f * bb;
+        b1[W0 + 1] += t * f * cb;
+        bj[EE] += f_b / w2;
+        b1[W0 + 2] -= f_b * f / w2;
+      }
+    }
+  }
+};
+
+// cde_solve_s: x = (I - th dt A1)^{-1} x along s, in place, one task per tile; lines (v rows)
+// four at a time (independent recurrences side by side).
+struct SolveS {
+  int ns, nv;
+  void operator()(const ExternalContext& ctx, CD fm, CD fa, CD fu, DD x) const {
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+      const int j0 = std::max(x.row_lo(t), 0), j1 = std::min(x.row_hi(t), nv);
+      for (int j = j0; j < j1; j += 4) {
+        const int L = std::min(4, j1 - j);
+        const double *m[4], *am[4], *u[4];
+        double* d[4];
+        for (int q = 0; q < 4; ++q) {
+          const int r = j + std::min(q, L - 1);
+          m[q] = row_ptr(fm, r), am[q] = row_ptr(fa, r), u[q] = row_ptr(fu, r), d[q] = row_ptr(x, r);
+        }
+        double y[4];
+        for (int q = 0; q < 4; ++q) y[q] = d[q][0] * m[q][0];
+        for (int q = 0; q < 4; ++q) d[q][0] = y[q];
+        for (int i = 1; i < ns; ++i) {
+          for (int q = 0; q < 4; ++q) y[q] = d[q][i] * m[q][i] - am[q][i] * y[q];
+          for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+        }
+        for (int i = ns - 2; i >= 0; --i) {
+          for (int q = 0; q < 4; ++q) y[q] = d[q][i] - u[q][i] * y[q];
+          for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+        }
+      }
+    }
+  }
+};
+struct SolveSAdjoint {
+  int ns, nv;
+  void operator()(const ExternalContext& ctx, CD fm, DD fm_b, CD fa, DD fa_b, CD fu, DD fu_b, CD x,
+                  DD xb) const {
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+      const int j0 = std::max(xb.row_lo(t), 0), j1 = std::min(xb.row_hi(t), nv);
+      for (int j = j0; j < j1; ++j) {
+        const double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j), *xs = row_ptr(x, j);
+        double* g = row_ptr(xb, j);
+        for (int i = 1; i < ns; ++i) g[i] -= u[i - 1] * g[i - 1];
+        double p = 0;
+        for (int i = ns - 1; i >= 0; --i) {
+          const double w = g[i] - p;
+          p = am[i] * w;
+          g[i] = m[i] * w;
+        }
+        if (!fm_b.valid()) continue;
+        double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
+        for (int i = 0; i < ns; ++i) {
+          if (i > 0) ab[i] -= g[i] * xs[i - 1];
+          bb[i] -= g[i] * xs[i];
+          if (i + 1 < ns) cb[i] -= g[i] * xs[i + 1];
+        }
+      }
+    }
+  }
+};
+
+struct SolveVArgs {
   double e_new;
+  int ns, nv;
 };
-// The v_1 row of Y + G, kept on a row dat (so that the elimination's adjoint reads only it).
-struct MidRow {
-  static constexpr unsigned adjoint_reads = 0;  // linear
-  void operator()(Acc<const double> y, Acc<const double> g, Acc<double> row) const { row(0, 0) = y(0, 1) + g(0, 1); }
-  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double>,
-               Acc<double> row_a1s) const {
-    y_a1s(0, 1) += row_a1s(0, 0), g_a1s(0, 1) += row_a1s(0, 0);
+// cde_solve_v (one task, all tiles): the HV "mid" stage and the v-direction implicit solve,
+// rows of s side by side (contiguous, vectorisable):
+//   row = (Y + G)(s, v_1);  R = Y + G, row v = 0 minus f row (f = e / w_2(v_1), the elimination
+//   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
+struct SolveV {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD fa, CD fu, DD x) const {
+    const int ns = A.ns, nv = A.nv;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    thread_local std::vector<double> rbuf;
+    rbuf.resize(static_cast<std::size_t>(ns));
+    double* rw = rbuf.data();
+    {
+      const double *y1 = row_ptr(y, 1), *g1 = row_ptr(g, 1);
+      for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
+    }
+    const double e0 = *row_ptr(cv, 0, EE), f = e0 != 0.0 ? e0 / *row_ptr(cv, 1, W0 + 2) : 0.0;
+    const double* xp = nullptr;
+    for (int j = 0; j < nv; ++j) {
+      const double *yj = row_ptr(y, j), *gj = row_ptr(g, j), *m = row_ptr(fm, j), *am = row_ptr(fa, j);
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      const double fj = j == 0 ? f : 0.0;
+      double* xj = row_ptr(x, j);
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || c0[i * sc + DS] > 0;
+        const double r = dir ? c0[i * sc + SS] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
+        xj[i] = j == 0 ? r * m[i] : r * m[i] - am[i] * xp[i];
+      }
+      xp = xj;
+    }
+    for (int j = nv - 2; j >= 0; --j) {
+      const double* u = row_ptr(fu, j);
+      double* xj = row_ptr(x, j);
+      for (int i = 0; i < ns; ++i) xj[i] -= u[i] * xp[i];
+      xp = xj;
+    }
   }
 };
-// R2 = Y + G; row v = 0: minus f (Y + G)(v_1), f = e / w_2(v_1) (the elimination of A2's e).
-struct Mid {
-  static constexpr unsigned adjoint_reads = 0b11100;  // cs, cv, row (not y, g: linear)
-  void operator()(Acc<const double> y, Acc<const double> g, Acc<const double> cs, Acc<const double> cv,
-                  Acc<const double> row, Acc<double> r2, const MidArgs* p) const {
-    const double e = cv.c(EE);
-    const double f = e != 0.0 ? e / cv.c(W0 + 2, 0, 1) : 0.0;
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * row(0, 0);
-  }
-  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double> cs,
-               Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double> row, Acc<double> row_a1s,
-               Acc<const double>, Acc<double> r2_a1s, const MidArgs*) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double rb = r2_a1s(0, 0);
-    y_a1s(0, 0) += rb, g_a1s(0, 0) += rb;
-    const double e = cv.c(EE);
-    if (e == 0.0) return;
-    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
-    row_a1s(0, 0) -= f * rb;
-    const double f_b = -row(0, 0) * rb;
-    cv_a1s.c(EE) += f_b / w2;
-    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
+struct SolveVAdjoint {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD fm_b, CD fa,
+                  DD fa_b, CD fu, DD fu_b, CD x, DD x_b) const {
+    const int ns = A.ns, nv = A.nv;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    // ybar (forward, in x_b), then g (backward, in x_b) with the matrix entries' adjoints.
+    for (int j = 1; j < nv; ++j) {
+      const double* u = row_ptr(fu, j - 1);
+      const double* gp = row_ptr(x_b, j - 1);
+      double* gj = row_ptr(x_b, j);
+      for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
+    }
+    thread_local std::vector<double> pbuf;
+    pbuf.assign(static_cast<std::size_t>(ns), 0.0);
+    double* p = pbuf.data();
+    for (int j = nv - 1; j >= 0; --j) {
+      const double *m = row_ptr(fm, j), *am = row_ptr(fa, j);
+      double* gj = row_ptr(x_b, j);
+      for (int i = 0; i < ns; ++i) {
+        const double w = gj[i] - p[i];
+        p[i] = am[i] * w;
+        gj[i] = m[i] * w;
+      }
+      if (fm_b.valid()) {
+        const double* xj = row_ptr(x, j);
+        double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
+        for (int i = 0; i < ns; ++i) bb[i] -= gj[i] * xj[i];
+        if (j > 0) {
+          const double* xm = row_ptr(x, j - 1);
+          for (int i = 0; i < ns; ++i) ab[i] -= gj[i] * xm[i];
+        }
+        if (j + 1 < nv) {
+          const double* xq = row_ptr(x, j + 1);
+          for (int i = 0; i < ns; ++i) cb[i] -= gj[i] * xq[i];
+        }
+      }
+    }
+    // The mid stage: R = Y + G - f row (row 0), Dirichlet nodes constant. row = R at v_1 (where
+    // (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt from x and the factors:
+    // R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
+    const double e0 = *row_ptr(cv, 0, EE);
+    const double w2 = *row_ptr(cv, 1, W0 + 2), f = e0 != 0.0 ? e0 / w2 : 0.0;
+    thread_local std::vector<double> rbuf;
+    rbuf.assign(2 * static_cast<std::size_t>(ns), 0.0);
+    double *rb = rbuf.data(), *rw = rb + ns;
+    if (e0 != 0.0) {
+      const double *x0 = row_ptr(x, 0), *x1 = row_ptr(x, 1), *x2 = row_ptr(x, 2), *u0 = row_ptr(fu, 0),
+                   *u1 = row_ptr(fu, 1), *m1 = row_ptr(fm, 1), *am1 = row_ptr(fa, 1);
+      for (int i = 0; i < ns; ++i) {
+        const double y0 = x0[i] + u0[i] * x1[i], y1 = x1[i] + u1[i] * x2[i];
+        rw[i] = (y1 + am1[i] * y0) / m1[i];
+      }
+    }
+    double f_b = 0;
+    for (int j = 0; j < nv; ++j) {
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      double* gj = row_ptr(x_b, j);
+      double *yb = y_b.valid() ? row_ptr(y_b, j) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, j) : nullptr;
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || c0[i * sc + DS] > 0;
+        const double r = dir ? 0.0 : gj[i];
+        if (yb) yb[i] += r;
+        if (gb) gb[i] += r;
+        if (j == 0 && e0 != 0.0) {
+          rb[i] -= f * r;
+          f_b -= rw[i] * r;
+        }
+        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
+      }
+    }
+    {
+      double *yb = y_b.valid() ? row_ptr(y_b, 1) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, 1) : nullptr;
+      for (int i = 0; i < ns; ++i) {
+        if (yb) yb[i] += rb[i];
+        if (gb) gb[i] += rb[i];
+      }
+    }
+    if (e0 != 0.0 && cv_b.valid()) {
+      *row_ptr(cv_b, 0, EE) += f_b / w2;
+      *row_ptr(cv_b, 1, W0 + 2) -= f_b * f / w2;
+    }
   }
 };
 
@@ -485,11 +738,13 @@ struct CdeSolver::Impl {
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
-  Dat<double> row;  // (R1 + G)(s, v_1), for the v = 0 elimination
-  Dat<double> m1a, m1b, m1c, m2a, m2b, m2c;
-  // Adjoint mode with damping: the damping steps' matrices (theta = 1), built with the others
-  // before the first step mark, so that no step writes data a later step reads.
-  std::unique_ptr<Dat<double>> d1a, d1b, d1c, d2a, d2b, d2c;
+  // Thomas factors (m, am, u) of I - th dt A1 (fs) and I - th dt A2 (fv); with damping steps,
+  // those of theta = 1 (fsd, fvd). Built before the first step mark (fs per step when the
+  // leverage depends on t), so that no step writes data a later step reads.
+  struct Factors {
+    std::unique_ptr<Dat<double>> m, a, u;
+  };
+  Factors fs, fv, fsd, fvd;
   mesh::Scalar<double> kappa, theta, sigma, rho, rd;
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
@@ -504,16 +759,16 @@ struct CdeSolver::Impl {
         cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
         U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
         R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
-        H(block, "cde_h", Halo{}, full(adj)), row(block, "cde_row", Halo{}, opts(1, {0}, adj)), m1a(block, "cde_m1a", Halo{}, full(adj)),
-        m1b(block, "cde_m1b", Halo{}, full(adj)), m1c(block, "cde_m1c", Halo{}, full(adj)),
-        m2a(block, "cde_m2a", Halo{}, full(adj)), m2b(block, "cde_m2b", Halo{}, full(adj)),
-        m2c(block, "cde_m2c", Halo{}, full(adj)), kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
+        H(block, "cde_h", Halo{}, full(adj)), 
+        kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
-    if (adj && cfg.damping > 0) {
-      auto mk = [&](const char* n) { return std::make_unique<Dat<double>>(block, n, Halo{}, full(true)); };
-      d1a = mk("cde_d1a"), d1b = mk("cde_d1b"), d1c = mk("cde_d1c");
-      d2a = mk("cde_d2a"), d2b = mk("cde_d2b"), d2c = mk("cde_d2c");
-    }
+    auto mk = [&](Factors& f, const std::string& n) {
+      f.m = std::make_unique<Dat<double>>(block, n + "_m", Halo{}, full(adj));
+      f.a = std::make_unique<Dat<double>>(block, n + "_am", Halo{}, full(adj));
+      f.u = std::make_unique<Dat<double>>(block, n + "_u", Halo{}, full(adj));
+    };
+    mk(fs, "cde_fs"), mk(fv, "cde_fv");
+    if (cfg.damping > 0) mk(fsd, "cde_fsd"), mk(fvd, "cde_fvd");
     // Grids.
     const HestonParams& p = cfg.p;
     const double K = p.K, cc = K / 5, smax = cfg.smax_factor * K, vmax = cfg.vmax, dd = vmax / 500;
@@ -543,7 +798,7 @@ struct CdeSolver::Impl {
         }
     }
     lev.set_components([&](int i, int, int, int c) { return lev_s[c][std::clamp(i, 0, ns - 1)]; });
-    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H, &row}) d->set([](int, int, int) { return 0.0; });
+    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H}) d->set([](int, int, int) { return 0.0; });
   }
 
   // Spot s on the leverage s nodes: node m and weight w of node m + 1 (w = 0 outside the nodes).
@@ -589,23 +844,37 @@ struct CdeSolver::Impl {
               mesh::arg_dat(lev, mesh::READ), mesh::arg_dat(cs, mesh::WRITE), mesh::arg_scalar(rho),
               mesh::arg_scalar(sigma), mesh::arg_scalar(rd), mesh::arg_gbl(coef_args(cfg.p.T - tau)), mesh::arg_idx());
   }
-  void mat1(Dat<double>& cs, double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
-    par_loop("cde_mat1", block, block.interior(), Mat1{}, mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-             mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE), mesh::arg_dat(c, mesh::WRITE),
-             mesh::arg_gbl(MatArgs{thdt}));
+  // Factors of I - thdt A1 from cs (and cv), of I - thdt A2 from cv (and cs's Dirichlet flags).
+  void factor_s(Dat<double>& cs, double thdt, Factors& f) {
+    ExternalOptions o;
+    o.adjoint_reads = 0b11u;  // cs, cv
+    execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorSAdjoint{{thdt, ns, nv}},
+                     mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                     mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
-  void mat2(double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
-    par_loop("cde_mat2", block, block.interior(), Mat2{}, mesh::arg_dat(csB, mesh::READ),
-             mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE),
-             mesh::arg_dat(c, mesh::WRITE), mesh::arg_gbl(MatArgs{thdt}));
+  void factor_v(double thdt, Factors& f) {
+    ExternalOptions o;
+    o.adjoint_reads = 0b11u;
+    execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorVAdjoint{{thdt, ns, nv}},
+                     mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                     mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
-  void mid(double e_new) {
-    static const mesh::Stencil row1(2, {0, 1}, "cde_row1");
-    par_loop("cde_mid_row", block, mesh::Range{0, ns, 0, 1}, MidRow{}, mesh::arg_dat(R1, row1, mesh::READ),
-             mesh::arg_dat(G, row1, mesh::READ), mesh::arg_dat(row, mesh::WRITE));
-    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ),
-             mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(row, mesh::READ),
-             mesh::arg_dat(R2, mesh::WRITE), mesh::arg_gbl(MidArgs{e_new}));
+  // x = (I - th dt A1)^{-1} x, by substitution with the factors f.
+  void solve_s(Factors& f, Dat<double>& x) {
+    ExternalOptions o;
+    o.per_tile = true;
+    o.adjoint_reads = 0b0111u;  // the factors (and the saved x)
+    execute_external("cde_solve_s", o, SolveS{ns, nv}, SolveSAdjoint{ns, nv}, mesh::arg_dat(*f.m, mesh::READ),
+                     mesh::arg_dat(*f.a, mesh::READ), mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::RW));
+  }
+  // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
+  void solve_v(Factors& f, double e_new, Dat<double>& x) {
+    ExternalOptions o;
+    o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
+    execute_external("cde_solve_v", o, SolveV{{e_new, ns, nv}}, SolveVAdjoint{{e_new, ns, nv}},
+                     mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ),
+                     mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(*f.a, mesh::READ),
+                     mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
   }
 
   void run(Tape* tape) {
@@ -626,17 +895,15 @@ struct CdeSolver::Impl {
       if (i < 0 || i >= ns || j < 0 || j >= nv) return 0.0;
       return j == nv - 1 ? sx[i] : u0[i];
     });
-    const bool varying = static_cast<bool>(cfg.leverage);
+    // L depends on t only with several leverage time nodes: then cs (and A1's factors) per step.
+    const bool varying = cfg.leverage && nt > 1;
     coef_v();
     coef_s(csB, 0.0);
-    double built = -1;  // th dt of the matrices m1, m2 built (primal mode: rebuilt when it changes)
-    if (adj) {  // every matrix before the first mark (m1 per step when the leverage varies)
-      if (!varying) mat1(csB, th * dt, m1a, m1b, m1c);
-      mat2(th * dt, m2a, m2b, m2c);
-      if (cfg.damping > 0) {
-        if (!varying) mat1(csB, dt, *d1a, *d1b, *d1c);
-        mat2(dt, *d2a, *d2b, *d2c);
-      }
+    if (!varying) factor_s(csB, th * dt, fs);
+    factor_v(th * dt, fv);
+    if (cfg.damping > 0) {
+      if (!varying) factor_s(csB, dt, fsd);
+      factor_v(dt, fvd);
     }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
@@ -646,21 +913,10 @@ struct CdeSolver::Impl {
       if (varying) {
         coef_s(csA, t_old);
         coef_s(csB, t_new);
+        factor_s(csB, thdt, fs);
       }
-      const bool own = adj && damp;  // the damping matrices of adjoint mode
-      Dat<double>& A1a = own && !varying ? *d1a : m1a;
-      Dat<double>& A1b = own && !varying ? *d1b : m1b;
-      Dat<double>& A1c = own && !varying ? *d1c : m1c;
-      Dat<double>& A2a = own ? *d2a : m2a;
-      Dat<double>& A2b = own ? *d2b : m2b;
-      Dat<double>& A2c = own ? *d2c : m2c;
-      if (adj) {
-        if (varying) mat1(csB, thdt, m1a, m1b, m1c);
-      } else {
-        if (varying || built != thdt) mat1(csB, thdt, m1a, m1b, m1c);
-        if (built != thdt) mat2(thdt, m2a, m2b, m2c);
-        built = thdt;
-      }
+      Factors& F1 = damp && !varying ? fsd : fs;
+      Factors& F2 = damp ? fvd : fv;
       const PredArgs pa{dt, thdt, e_old, e_new};
       if (varying)
         par_loop("cde_predictor", block, block.interior(), Predictor2{}, mesh::arg_dat(U, st10(), mesh::READ),
@@ -671,19 +927,17 @@ struct CdeSolver::Impl {
         par_loop("cde_predictor", block, block.interior(), Predictor1{}, mesh::arg_dat(U, st10(), mesh::READ),
                  mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
                  mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE), mesh::arg_gbl(pa));
-      tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
-      mid(e_new);
+      solve_s(F1, R1);
       if (damp) {
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
+        solve_v(F2, e_new, U);
       } else {
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, R2);
+        solve_v(F2, e_new, R2);
         par_loop("cde_corrector", block, block.interior(), Corrector{}, mesh::arg_dat(R2, st10(), mesh::READ),
                  mesh::arg_dat(H, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
                  mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
                  mesh::arg_gbl(CorrArgs{0.5 * dt, thdt, e_new}));
-        tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
-        mid(e_new);
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
+        solve_s(F1, R1);
+        solve_v(F2, e_new, U);
       }
       if (marks) tape->step();
     }
