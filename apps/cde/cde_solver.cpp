@@ -289,13 +289,14 @@ struct Predictor2 {
 // ---- Pre-factored implicit solves (external functions) --------------------------------------
 // A tridiagonal system (sub a, diagonal b, super c along a line) is stored by its Thomas factors
 // A = L U: m = 1 / pivot, am = a m (L: diagonal 1/m, sub-diagonal a), u = c m (U: unit upper).
-// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1}. Convention of the three
-// factor dats' adjoints: they hold the adjoints of the matrix entries they stand for (fm: b,
-// fa: a, fu: c), which the solves' adjoints add into and the factorizations' adjoints turn into
-// those of cs and cv; nothing but these externals reads or writes the factor dats.
+// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1}. The factor dats are passive
+// caches of functions of cs and cv: each solve declares cs and cv and its adjoint adds the
+// matrix entries' adjoints (abar_k = -g_k x_{k-1}, bbar_k = -g_k x_k, cbar_k = -g_k x_{k+1})
+// straight into those of cs and cv (the linear maps of mat1_entries / mat2_entries), so the
+// factorizations have no adjoint work and nothing full-sized accumulates across steps.
 // The adjoint of a solve is the transposed substitution with the same factors:
 //   ybar_k = xbar_k - u_{k-1} ybar_{k-1};  p_k = am_k (ybar_k - p_{k+1}), g_k = m_k (ybar_k - p_{k+1})
-// then dbar = g, abar_k -= g_k x_{k-1}, bbar_k -= g_k x_k, cbar_k -= g_k x_{k+1}.
+// then dbar = g.
 
 using CD = ExtDat<const double>;
 using DD = ExtDat<double>;
@@ -353,30 +354,10 @@ struct FactorS {
     }
   }
 };
-struct FactorSAdjoint {
+// The factors are passive (see above): the factorizations' adjoints have nothing to do.
+struct FactorAdjoint {
   FacArgs A;
-  void operator()(const ExternalContext&, CD cs, DD cs_b, CD cv, DD, CD, DD fm_b, CD, DD fa_b, CD,
-                  DD fu_b) const {
-    if (!fm_b.valid()) return;
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
-    double* cb0 = cs_b.valid() ? row_ptr(cs_b, 0) : nullptr;
-    for (int j = 0; j < A.nv; ++j) {
-      const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
-      double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
-      for (int i = 0; i < A.ns; ++i) {
-        const double* ci = c0 + i * sc;
-        if (cb0 && !(ci[DS] + dv > 0)) {
-          double* b = cb0 + i * sc;
-          const double a_ = -A.thdt * ab[i], b_ = -A.thdt * bb[i], c_ = -A.thdt * cb[i];
-          b[P0] += v * a_, b[Q0] += a_;
-          b[P0 + 1] += v * b_, b[Q0 + 1] += b_;
-          b[P0 + 2] += v * c_, b[Q0 + 2] += c_;
-        }
-        ab[i] = bb[i] = cb[i] = 0.0;
-      }
-    }
-  }
+  void operator()(const ExternalContext&, CD, DD, CD, DD, CD, DD, CD, DD, CD, DD) const {}
 };
 
 // I - th dt A2 at (i, j), row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows:
@@ -420,46 +401,12 @@ struct FactorV {
     }
   }
 };
-struct FactorVAdjoint {
-  FacArgs A;
-  void operator()(const ExternalContext&, CD cs, DD, CD cv, DD cv_b, CD, DD fm_b, CD, DD fa_b, CD,
-                  DD fu_b) const {
-    if (!fm_b.valid()) return;
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
-    const double t = A.thdt;
-    for (int j = 0; j < A.nv; ++j) {
-      const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
-      double *bj = cv_b.valid() ? row_ptr(cv_b, j) : nullptr, *b1 = bj && j + 1 < A.nv ? row_ptr(cv_b, j + 1) : bj;
-      double *bbr = row_ptr(fm_b, j), *abr = row_ptr(fa_b, j), *cbr = row_ptr(fu_b, j);
-      const double e = cvj[EE];
-      for (int i = 0; i < A.ns; ++i) {
-        const double ab = abr[i], bb = bbr[i], cb = cbr[i];
-        abr[i] = bbr[i] = cbr[i] = 0.0;
-        if (!bj || c0[i * sc + DS] + cvj[DV] > 0) continue;
-        bj[W0 + 1] -= t * bb;
-        bj[W0 + 2] -= t * cb;
-        if (e == 0.0) {
-          if (j > 0) bj[W0] -= t * ab;
-          continue;
-        }
-        const double w2 = cv1[W0 + 2], f = e / w2;
-        const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
-        const double f_b = -(m10 * bb + m11 * cb);
-        b1[W0] += t * f * bb;
-        b1[W0 + 1] += t * f * cb;
-        bj[EE] += f_b / w2;
-        b1[W0 + 2] -= f_b * f / w2;
-      }
-    }
-  }
-};
-
 // cde_solve_s: x = (I - th dt A1)^{-1} x along s, in place, one task per tile; lines (v rows)
 // four at a time (independent recurrences side by side).
 struct SolveS {
+  double thdt;
   int ns, nv;
-  void operator()(const ExternalContext& ctx, CD fm, CD fa, CD fu, DD x) const {
+  void operator()(const ExternalContext& ctx, CD, CD, CD fm, CD fa, CD fu, DD x) const {
     for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
       const int j0 = std::max(x.row_lo(t), 0), j1 = std::min(x.row_hi(t), nv);
       for (int j = j0; j < j1; j += 4) {
@@ -485,28 +432,54 @@ struct SolveS {
     }
   }
 };
+// The adjoint: g per line, four lines side by side; cs's adjoint from A1's entries (the
+// Dirichlet rows are constant).
 struct SolveSAdjoint {
+  double thdt;
   int ns, nv;
-  void operator()(const ExternalContext& ctx, CD fm, DD fm_b, CD fa, DD fa_b, CD fu, DD fu_b, CD x,
+  void operator()(const ExternalContext& ctx, CD cs, DD cs_b, CD cv, DD, CD fm, DD, CD fa, DD, CD fu, DD, CD x,
                   DD xb) const {
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    double* cb0 = cs_b.valid() ? row_ptr(cs_b, 0) : nullptr;
     for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
       const int j0 = std::max(xb.row_lo(t), 0), j1 = std::min(xb.row_hi(t), nv);
-      for (int j = j0; j < j1; ++j) {
-        const double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j), *xs = row_ptr(x, j);
-        double* g = row_ptr(xb, j);
-        for (int i = 1; i < ns; ++i) g[i] -= u[i - 1] * g[i - 1];
-        double p = 0;
-        for (int i = ns - 1; i >= 0; --i) {
-          const double w = g[i] - p;
-          p = am[i] * w;
-          g[i] = m[i] * w;
+      for (int j = j0; j < j1; j += 4) {  // a repeated last line computes the same values
+        const int L = std::min(4, j1 - j);
+        const double *m[4], *am[4], *u[4], *xs[4];
+        double* g[4];
+        double v[4], dv[4];
+        for (int q = 0; q < 4; ++q) {
+          const int r = j + std::min(q, L - 1);
+          m[q] = row_ptr(fm, r), am[q] = row_ptr(fa, r), u[q] = row_ptr(fu, r), xs[q] = row_ptr(x, r);
+          g[q] = row_ptr(xb, r);
+          v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
         }
-        if (!fm_b.valid()) continue;
-        double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
-        for (int i = 0; i < ns; ++i) {
-          if (i > 0) ab[i] -= g[i] * xs[i - 1];
-          bb[i] -= g[i] * xs[i];
-          if (i + 1 < ns) cb[i] -= g[i] * xs[i + 1];
+        double y[4], p[4] = {0, 0, 0, 0};
+        for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+        for (int i = 1; i < ns; ++i) {
+          for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
+          for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+        }
+        for (int i = ns - 1; i >= 0; --i) {
+          double gi[4];
+          for (int q = 0; q < 4; ++q) {
+            const double w = g[q][i] - p[q];
+            p[q] = am[q][i] * w;
+            gi[q] = m[q][i] * w;
+          }
+          for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
+          if (!cb0) continue;
+          const double* ci = c0 + i * sc;
+          double* b = cb0 + i * sc;
+          for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
+            if (ci[DS] + dv[q] > 0) continue;
+            const double tg = thdt * gi[q];
+            const double A = i > 0 ? tg * xs[q][i - 1] : 0.0, B = tg * xs[q][i], C = i + 1 < ns ? tg * xs[q][i + 1] : 0.0;
+            b[P0] += v[q] * A, b[Q0] += A;
+            b[P0 + 1] += v[q] * B, b[Q0 + 1] += B;
+            b[P0 + 2] += v[q] * C, b[Q0 + 2] += C;
+          }
         }
       }
     }
@@ -514,7 +487,7 @@ struct SolveSAdjoint {
 };
 
 struct SolveVArgs {
-  double e_new;
+  double e_new, thdt;
   int ns, nv;
 };
 // cde_solve_v (one task, all tiles): the HV "mid" stage and the v-direction implicit solve,
@@ -558,8 +531,8 @@ struct SolveV {
 };
 struct SolveVAdjoint {
   SolveVArgs A;
-  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD fm_b, CD fa,
-                  DD fa_b, CD fu, DD fu_b, CD x, DD x_b) const {
+  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD, CD fa,
+                  DD, CD fu, DD, CD x, DD x_b) const {
     const int ns = A.ns, nv = A.nv;
     const double* c0 = row_ptr(cs, 0);
     const long long sc = stride0(cs);
@@ -570,39 +543,14 @@ struct SolveVAdjoint {
       double* gj = row_ptr(x_b, j);
       for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
     }
-    thread_local std::vector<double> pbuf;
-    pbuf.assign(static_cast<std::size_t>(ns), 0.0);
-    double* p = pbuf.data();
-    for (int j = nv - 1; j >= 0; --j) {
-      const double *m = row_ptr(fm, j), *am = row_ptr(fa, j);
-      double* gj = row_ptr(x_b, j);
-      for (int i = 0; i < ns; ++i) {
-        const double w = gj[i] - p[i];
-        p[i] = am[i] * w;
-        gj[i] = m[i] * w;
-      }
-      if (fm_b.valid()) {
-        const double* xj = row_ptr(x, j);
-        double *bb = row_ptr(fm_b, j), *ab = row_ptr(fa_b, j), *cb = row_ptr(fu_b, j);
-        for (int i = 0; i < ns; ++i) bb[i] -= gj[i] * xj[i];
-        if (j > 0) {
-          const double* xm = row_ptr(x, j - 1);
-          for (int i = 0; i < ns; ++i) ab[i] -= gj[i] * xm[i];
-        }
-        if (j + 1 < nv) {
-          const double* xq = row_ptr(x, j + 1);
-          for (int i = 0; i < ns; ++i) cb[i] -= gj[i] * xq[i];
-        }
-      }
-    }
-    // The mid stage: R = Y + G - f row (row 0), Dirichlet nodes constant. row = R at v_1 (where
-    // (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt from x and the factors:
-    // R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
+    // The mid stage (R = Y + G - f row at v = 0, Dirichlet nodes constant) row by row as g is
+    // known. row = R at v_1 (where (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt
+    // from x and the factors: R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
     const double e0 = *row_ptr(cv, 0, EE);
     const double w2 = *row_ptr(cv, 1, W0 + 2), f = e0 != 0.0 ? e0 / w2 : 0.0;
-    thread_local std::vector<double> rbuf;
-    rbuf.assign(2 * static_cast<std::size_t>(ns), 0.0);
-    double *rb = rbuf.data(), *rw = rb + ns;
+    thread_local std::vector<double> buf;
+    buf.assign(3 * static_cast<std::size_t>(ns), 0.0);
+    double *p = buf.data(), *rb = p + ns, *rw = rb + ns;
     if (e0 != 0.0) {
       const double *x0 = row_ptr(x, 0), *x1 = row_ptr(x, 1), *x2 = row_ptr(x, 2), *u0 = row_ptr(fu, 0),
                    *u1 = row_ptr(fu, 1), *m1 = row_ptr(fm, 1), *am1 = row_ptr(fa, 1);
@@ -612,9 +560,42 @@ struct SolveVAdjoint {
       }
     }
     double f_b = 0;
-    for (int j = 0; j < nv; ++j) {
-      const bool dv = *row_ptr(cv, j, DV) > 0;
+    for (int j = nv - 1; j >= 0; --j) {
+      const double *m = row_ptr(fm, j), *am = row_ptr(fa, j);
       double* gj = row_ptr(x_b, j);
+      for (int i = 0; i < ns; ++i) {
+        const double w = gj[i] - p[i];
+        p[i] = am[i] * w;
+        gj[i] = m[i] * w;
+      }
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      if (cv_b.valid() && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s
+        const double *xj = row_ptr(x, j), *xm = j > 0 ? row_ptr(x, j - 1) : xj, *xq = j + 1 < nv ? row_ptr(x, j + 1) : xj;
+        double sa = 0, sb = 0, sc2 = 0;  // sums of abar, bbar, cbar
+        for (int i = 0; i < ns; ++i) {
+          const double gd = c0[i * sc + DS] > 0 ? 0.0 : gj[i];
+          sa -= gd * xm[i], sb -= gd * xj[i], sc2 -= gd * xq[i];
+        }
+        if (j == 0) sa = 0;
+        if (j + 1 == nv) sc2 = 0;
+        const double t = A.thdt, *cvj = row_ptr(cv, j);
+        double* bj = row_ptr(cv_b, j);
+        bj[W0 + 1] -= t * sb;
+        bj[W0 + 2] -= t * sc2;
+        if (cvj[EE] == 0.0) {
+          if (j > 0) bj[W0] -= t * sa;
+        } else {  // row v = 0 with the elimination by row v_1
+          const double* cv1 = row_ptr(cv, j + 1);
+          double* b1 = row_ptr(cv_b, j + 1);
+          const double w21 = cv1[W0 + 2], f1 = cvj[EE] / w21;
+          const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
+          const double fb1 = -(m10 * sb + m11 * sc2);
+          b1[W0] += t * f1 * sb;
+          b1[W0 + 1] += t * f1 * sc2;
+          bj[EE] += fb1 / w21;
+          b1[W0 + 2] -= fb1 * f1 / w21;
+        }
+      }
       double *yb = y_b.valid() ? row_ptr(y_b, j) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, j) : nullptr;
       for (int i = 0; i < ns; ++i) {
         const bool dir = dv || c0[i * sc + DS] > 0;
@@ -763,9 +744,9 @@ struct CdeSolver::Impl {
         kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
     auto mk = [&](Factors& f, const std::string& n) {
-      f.m = std::make_unique<Dat<double>>(block, n + "_m", Halo{}, full(adj));
-      f.a = std::make_unique<Dat<double>>(block, n + "_am", Halo{}, full(adj));
-      f.u = std::make_unique<Dat<double>>(block, n + "_u", Halo{}, full(adj));
+      f.m = std::make_unique<Dat<double>>(block, n + "_m", Halo{}, full(false));  // passive (see the solves)
+      f.a = std::make_unique<Dat<double>>(block, n + "_am", Halo{}, full(false));
+      f.u = std::make_unique<Dat<double>>(block, n + "_u", Halo{}, full(false));
     };
     mk(fs, "cde_fs"), mk(fv, "cde_fv");
     if (cfg.damping > 0) mk(fsd, "cde_fsd"), mk(fvd, "cde_fvd");
@@ -848,30 +829,32 @@ struct CdeSolver::Impl {
   void factor_s(Dat<double>& cs, double thdt, Factors& f) {
     ExternalOptions o;
     o.adjoint_reads = 0b11u;  // cs, cv
-    execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorSAdjoint{{thdt, ns, nv}},
+    execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
                      mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
                      mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
   void factor_v(double thdt, Factors& f) {
     ExternalOptions o;
     o.adjoint_reads = 0b11u;
-    execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorVAdjoint{{thdt, ns, nv}},
+    execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
                      mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
                      mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
   // x = (I - th dt A1)^{-1} x, by substitution with the factors f.
-  void solve_s(Factors& f, Dat<double>& x) {
+  // cs: the coefficients the factors f were built from (their adjoint takes A1's).
+  void solve_s(Dat<double>& cs, double thdt, Factors& f, Dat<double>& x) {
     ExternalOptions o;
     o.per_tile = true;
-    o.adjoint_reads = 0b0111u;  // the factors (and the saved x)
-    execute_external("cde_solve_s", o, SolveS{ns, nv}, SolveSAdjoint{ns, nv}, mesh::arg_dat(*f.m, mesh::READ),
-                     mesh::arg_dat(*f.a, mesh::READ), mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::RW));
+    o.adjoint_reads = 0b11111u;  // cs, cv, the factors (and the saved x)
+    execute_external("cde_solve_s", o, SolveS{thdt, ns, nv}, SolveSAdjoint{thdt, ns, nv}, mesh::arg_dat(cs, mesh::READ),
+                     mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(*f.a, mesh::READ),
+                     mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::RW));
   }
   // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
-  void solve_v(Factors& f, double e_new, Dat<double>& x) {
+  void solve_v(Factors& f, double thdt, double e_new, Dat<double>& x) {
     ExternalOptions o;
     o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
-    execute_external("cde_solve_v", o, SolveV{{e_new, ns, nv}}, SolveVAdjoint{{e_new, ns, nv}},
+    execute_external("cde_solve_v", o, SolveV{{e_new, thdt, ns, nv}}, SolveVAdjoint{{e_new, thdt, ns, nv}},
                      mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ),
                      mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(*f.a, mesh::READ),
                      mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
@@ -927,17 +910,17 @@ struct CdeSolver::Impl {
         par_loop("cde_predictor", block, block.interior(), Predictor1{}, mesh::arg_dat(U, st10(), mesh::READ),
                  mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
                  mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE), mesh::arg_gbl(pa));
-      solve_s(F1, R1);
+      solve_s(csB, thdt, F1, R1);
       if (damp) {
-        solve_v(F2, e_new, U);
+        solve_v(F2, thdt, e_new, U);
       } else {
-        solve_v(F2, e_new, R2);
+        solve_v(F2, thdt, e_new, R2);
         par_loop("cde_corrector", block, block.interior(), Corrector{}, mesh::arg_dat(R2, st10(), mesh::READ),
                  mesh::arg_dat(H, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
                  mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
                  mesh::arg_gbl(CorrArgs{0.5 * dt, thdt, e_new}));
-        solve_s(F1, R1);
-        solve_v(F2, e_new, U);
+        solve_s(csB, thdt, F1, R1);
+        solve_v(F2, thdt, e_new, U);
       }
       if (marks) tape->step();
     }
