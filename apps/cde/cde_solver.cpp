@@ -623,6 +623,133 @@ struct SolveVAdjoint {
   }
 };
 
+// ---- Primal mode (no adjoint): the explicit stages fused with the s solve ------------------
+// cde_predictor_s / cde_corrector_s, one task per tile: rows of s four at a time, each row's
+// right-hand side by the predictor's / corrector's arithmetic (the same expressions, in the same
+// order, as Apply / predictor / Corrector: results bitwise those of the par_loops and
+// cde_solve_s), then the four rows' substitutions side by side while they are in cache. Loops
+// run along s over contiguous rows (cs transposed once per call). Adjoint mode keeps the
+// recorded par_loops; these externals have no adjoint (never recorded: passive dats).
+
+// cs as structure of arrays: component c of node i at soa[c * ns + i].
+const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
+  buf.resize(static_cast<std::size_t>(NCS) * ns);
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  for (int i = 0; i < ns; ++i)
+    for (int c = 0; c < NCS; ++c) buf[static_cast<std::size_t>(c) * ns + i] = c0[i * sc + c];
+  return buf.data();
+}
+// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
+template <class T>
+T* tile_row(const ExtDat<T>& e, int t, int j) {
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + j * g.s[1];
+}
+// The four rows' substitutions (rows d[q]; a repeated last row computes the same values).
+inline void subst4(int ns, const double* const* m, const double* const* am, const double* const* u, double* const* d) {
+  double y[4];
+  for (int q = 0; q < 4; ++q) y[q] = d[q][0] * m[q][0];
+  for (int q = 0; q < 4; ++q) d[q][0] = y[q];
+  for (int i = 1; i < ns; ++i) {
+    for (int q = 0; q < 4; ++q) y[q] = d[q][i] * m[q][i] - am[q][i] * y[q];
+    for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+  }
+  for (int i = ns - 2; i >= 0; --i) {
+    for (int q = 0; q < 4; ++q) y[q] = d[q][i] - u[q][i] * y[q];
+    for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+  }
+}
+
+// One row j of (a0, a1h, a2) at every s node, the predictor's or corrector's outputs (Pred:
+// r1, h, g from csA (old) and csB (new); else the corrector: r1, g from csB and hin).
+template <bool Pred>
+__attribute__((noinline)) void explicit_row(int ns, const double* __restrict sA, const double* __restrict sB, const double* __restrict cvj,
+                  const double* __restrict um1, const double* __restrict u0, const double* __restrict up1,
+                  const double* __restrict up2, const double* __restrict hin, double* __restrict r1,
+                  double* __restrict h, double* __restrict g, double dt, double thdt, double e_old, double e_new) {
+  const double v = cvj[VV], W0v = cvj[W0], W1v = cvj[W0 + 1], W2v = cvj[W0 + 2], Ev = cvj[EE];
+  const double bm = cvj[BV0], b0 = cvj[BV0 + 1], bp = cvj[BV0 + 2], dv = cvj[DV];
+  const double *P0a = sA + P0 * ns, *P1a = sA + (P0 + 1) * ns, *P2a = sA + (P0 + 2) * ns;
+  const double *Q0a = sA + Q0 * ns, *Q1a = sA + (Q0 + 1) * ns, *Q2a = sA + (Q0 + 2) * ns;
+  const double *M0a = sA + MB0 * ns, *M1a = sA + (MB0 + 1) * ns, *M2a = sA + (MB0 + 2) * ns;
+  const double *N1a = sA + N1 * ns, *N2a = sA + N2 * ns, *N1b = sB + N1 * ns, *N2b = sB + N2 * ns;
+  const double *DSb = sB + DS * ns, *SSb = sB + SS * ns;
+  for (int i = 0; i < ns; ++i) {
+    const double um = u0[i - 1], uc = u0[i], up = u0[i + 1];
+    const double a1h = (v * P0a[i] + Q0a[i]) * um + (v * P1a[i] + Q1a[i]) * uc + (v * P2a[i] + Q2a[i]) * up;
+    const double a2 = W0v * um1[i] + W1v * uc + W2v * up1[i] + Ev * up2[i];
+    const double rm = bm * um1[i - 1] + b0 * um + bp * up1[i - 1];
+    const double rc = bm * um1[i] + b0 * uc + bp * up1[i];
+    const double rp = bm * um1[i + 1] + b0 * up + bp * up1[i + 1];
+    const double a0 = v * (M0a[i] * rm + M1a[i] * rc + M2a[i] * rp);
+    if (Pred) {
+      const double b_old = e_old * (v * N1a[i] + N2a[i]), b_new = e_new * (v * N1b[i] + N2b[i]);
+      const double F = a0 + a1h + b_old + a2;
+      r1[i] = uc + dt * F - thdt * (a1h + b_old) + thdt * b_new;
+      h[i] = uc + 0.5 * dt * F;
+    } else {
+      const double b_new = e_new * (v * N1b[i] + N2b[i]);
+      const double F = a0 + a1h + b_new + a2;
+      r1[i] = hin[i] + dt * F - thdt * a1h;  // dt: half_dt here
+    }
+    g[i] = -thdt * a2;
+  }
+  for (int i = 0; i < ns; ++i)  // Dirichlet nodes (a branch here keeps the loop above vectorisable)
+    if (DSb[i] + dv > 0) r1[i] = SSb[i] * e_new;
+}
+
+struct FusedArgs {
+  double dt, thdt, e_old, e_new;  // corrector: dt = half_dt
+  int ns, nv;
+  bool same;  // csA and csB are one dat
+};
+template <bool Pred>
+void fused_tile(const ExternalContext& ctx, const FusedArgs& A, const CD& u, const CD* hin, const CD& csA,
+                const CD& csB, const CD& cv, const CD& fm, const CD& fa, const CD& fu, const DD& r1, const DD* h,
+                const DD& g) {
+  thread_local std::vector<double> bufA, bufB;
+  const double* sB = cs_soa(csB, A.ns, bufB);
+  const double* sA = A.same ? sB : cs_soa(csA, A.ns, bufA);
+  for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+    const int j0 = std::max(r1.row_lo(t), 0), j1 = std::min(r1.row_hi(t), A.nv);
+    for (int j = j0; j < j1; j += 4) {
+      const int L = std::min(4, j1 - j);
+      const double *m[4], *am[4], *uu[4];
+      double* d[4];
+      for (int q = 0; q < 4; ++q) {
+        const int r = j + std::min(q, L - 1);
+        d[q] = tile_row(r1, t, r);
+        m[q] = tile_row(fm, t, r), am[q] = tile_row(fa, t, r), uu[q] = tile_row(fu, t, r);
+        if (q >= L) continue;
+        explicit_row<Pred>(A.ns, sA, sB, row_ptr(cv, r), tile_row(u, t, r - 1), tile_row(u, t, r),
+                           tile_row(u, t, r + 1), tile_row(u, t, r + 2), Pred ? nullptr : tile_row(*hin, t, r), d[q],
+                           Pred ? tile_row(*h, t, r) : nullptr, tile_row(g, t, r), A.dt, A.thdt, A.e_old, A.e_new);
+      }
+      subst4(A.ns, m, am, uu, d);
+    }
+  }
+}
+struct PredS {
+  FusedArgs A;
+  void operator()(const ExternalContext& ctx, CD u, CD csA, CD csB, CD cv, CD fm, CD fa, CD fu, DD r1, DD h,
+                  DD g) const {
+    fused_tile<true>(ctx, A, u, nullptr, csA, csB, cv, fm, fa, fu, r1, &h, g);
+  }
+};
+struct CorrS {
+  FusedArgs A;
+  void operator()(const ExternalContext& ctx, CD y2, CD hin, CD cs, CD cv, CD fm, CD fa, CD fu, DD r1, DD g) const {
+    fused_tile<false>(ctx, A, y2, &hin, cs, cs, cv, fm, fa, fu, r1, nullptr, g);
+  }
+};
+struct NoAdjoint {  // never called: the fused externals run on passive dats only
+  template <class... X>
+  void operator()(const ExternalContext& ctx, X&&...) const {
+    throw Error(std::string("cde: '") + ctx.name + "' has no adjoint (primal mode only)");
+  }
+};
+
 struct CorrArgs {
   double half_dt, thdt, e_new;
 };
@@ -901,6 +1028,30 @@ struct CdeSolver::Impl {
       Factors& F1 = damp && !varying ? fsd : fs;
       Factors& F2 = damp ? fvd : fv;
       const PredArgs pa{dt, thdt, e_old, e_new};
+      if (!adj) {  // primal mode: the explicit stages fused with the s solves
+        ExternalOptions o;
+        o.per_tile = true;
+        Dat<double>& cA = varying ? csA : csB;
+        execute_external("cde_predictor_s", o, PredS{{dt, thdt, e_old, e_new, ns, nv, !varying}}, NoAdjoint{},
+                         mesh::arg_dat(U, mesh::READ), mesh::arg_dat(cA, mesh::READ),
+                         mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*F1.m, mesh::READ),
+                         mesh::arg_dat(*F1.a, mesh::READ), mesh::arg_dat(*F1.u, mesh::READ),
+                         mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE));
+        if (damp) {
+          solve_v(F2, thdt, e_new, U);
+        } else {
+          solve_v(F2, thdt, e_new, R2);
+          execute_external("cde_corrector_s", o, CorrS{{0.5 * dt, thdt, e_old, e_new, ns, nv, true}}, NoAdjoint{},
+                           mesh::arg_dat(R2, mesh::READ), mesh::arg_dat(H, mesh::READ),
+                           mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
+                           mesh::arg_dat(*F1.m, mesh::READ), mesh::arg_dat(*F1.a, mesh::READ),
+                           mesh::arg_dat(*F1.u, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
+                           mesh::arg_dat(G, mesh::WRITE));
+          solve_v(F2, thdt, e_new, U);
+        }
+        if (marks) tape->step();
+        continue;
+      }
       if (varying)
         par_loop("cde_predictor", block, block.interior(), Predictor2{}, mesh::arg_dat(U, st10(), mesh::READ),
                  mesh::arg_dat(csA, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),

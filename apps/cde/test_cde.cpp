@@ -99,6 +99,25 @@ TEST(Cde, UnitLeverageFileIsBitwisePlain) {
   for (std::size_t q = 0; q < plain.size(); ++q) ASSERT_EQ(plain[q], lev[q]) << q;
 }
 
+// Primal mode runs the fused explicit + s-solve externals, adjoint mode the recorded par_loops
+// and cde_solve_s: the same arithmetic, so the same bits (plain, with damping, a leverage that
+// depends on t, and on 3 tiles, whose ghost rows the fused kernels read).
+TEST(Cde, PrimalFusedIsBitwiseAdjointMode) {
+  const auto skew = std::make_shared<Leverage>(read_leverage_csv(STARDIFF_CDE_TESTDATA "/leverage_skew.csv"));
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    CdeConfig c = config(kCaseD, 48, 24, 8, variant == 1 ? 2 : 0);
+    if (variant == 2) c.leverage = skew;
+    c.tiles = 3;
+    std::vector<double> fused, recorded;
+    solve(c, &fused);
+    c.adjoint = true;
+    solve(c, &recorded);
+    ASSERT_EQ(fused.size(), recorded.size());
+    for (std::size_t q = 0; q < fused.size(); ++q) ASSERT_EQ(fused[q], recorded[q]) << q;
+  }
+}
+
 TEST(Cde, StepMarks) {
   SequentialExecutor ex;
   CdeSolver s(ex, config(kCaseA, 20, 10, 7, 2));
