@@ -99,16 +99,17 @@ TEST(Cde, UnitLeverageFileIsBitwisePlain) {
   for (std::size_t q = 0; q < plain.size(); ++q) ASSERT_EQ(plain[q], lev[q]) << q;
 }
 
-// Primal mode runs the fused explicit + s-solve externals, adjoint mode the recorded par_loops
-// and cde_solve_s: the same arithmetic, so the same bits (plain, with damping, a leverage that
-// depends on t, and on 3 tiles, whose ghost rows the fused kernels read).
+// Primal mode runs the explicit stages fused with the s solves (cde_predictor_s / _corrector_s,
+// which read ghost rows on several tiles), adjoint mode the recorded par_loops and cde_solve_s:
+// the same arithmetic, so the same bits (plain, with damping, and a leverage that depends on t;
+// 1 and 3 tiles).
 TEST(Cde, PrimalFusedIsBitwiseAdjointMode) {
   const auto skew = std::make_shared<Leverage>(read_leverage_csv(STARDIFF_CDE_TESTDATA "/leverage_skew.csv"));
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 6; ++variant) {
     SCOPED_TRACE(variant);
-    CdeConfig c = config(kCaseD, 48, 24, 8, variant == 1 ? 2 : 0);
-    if (variant == 2) c.leverage = skew;
-    c.tiles = 3;
+    CdeConfig c = config(kCaseD, 48, 24, 8, variant % 3 == 1 ? 2 : 0);
+    if (variant % 3 == 2) c.leverage = skew;
+    c.tiles = variant < 3 ? 3 : 1;
     std::vector<double> fused, recorded;
     solve(c, &fused);
     c.adjoint = true;
