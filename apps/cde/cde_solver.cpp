@@ -19,6 +19,9 @@
 //   corrector  R1 = H + dt/2 F(Y2) - th dt A1h Y2, G = -th dt A2 Y2   (H + dt/2 F(Y2) = ~Y0)
 //   solve s    in place in R1; solve v from R1, G into U.
 // A Douglas (theta = 1) damping step is predictor, solve s, solve v into U (its own factors).
+// Primal mode (passive dats) fuses predictor + solve s and corrector + solve s into one
+// vectorised external each (cde_predictor_s / cde_corrector_s, bitwise the par_loop path's
+// results); adjoint mode runs the recorded par_loops and cde_solve_s.
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
 // their own dats), the coefficient loops are recorded, and each kernel's adjoint is written by
