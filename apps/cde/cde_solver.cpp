@@ -365,9 +365,9 @@ struct FactorAdjoint {
 
 // I - th dt A2 at (i, j), row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows:
 // identity). cvj, cv1: cv at row j and j + 1.
-inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double t, int j, double& a, double& b,
-                         double& c) {
-  double aa = -t * cvj[W0], bb = 1.0 - t * cvj[W0 + 1], cc = -t * cvj[W0 + 2];
+// Its entries depend on the row only, but for the Dirichlet selection: mat2_row gives them.
+inline void mat2_row(const double* cvj, const double* cv1, double t, int j, double& aa, double& bb, double& cc) {
+  aa = -t * cvj[W0], bb = 1.0 - t * cvj[W0 + 1], cc = -t * cvj[W0 + 2];
   const double e = cvj[EE];
   if (e != 0.0) {
     const double f = e / cv1[W0 + 2];
@@ -377,6 +377,11 @@ inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double 
     aa = 0.0;
   }
   if (j == 0) aa = 0.0;
+}
+inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double t, int j, double& a, double& b,
+                         double& c) {
+  double aa, bb, cc;
+  mat2_row(cvj, cv1, t, j, aa, bb, cc);
   a = dir ? 0.0 : aa;
   b = dir ? 1.0 : bb;
   c = dir ? 0.0 : cc;
@@ -497,41 +502,59 @@ struct SolveVArgs {
 // rows of s side by side (contiguous, vectorisable):
 //   row = (Y + G)(s, v_1);  R = Y + G, row v = 0 minus f row (f = e / w_2(v_1), the elimination
 //   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
+// The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
+// products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
 struct SolveV {
   SolveVArgs A;
-  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD fa, CD fu, DD x) const {
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD, CD, DD x) const {
     const int ns = A.ns, nv = A.nv;
     const double* c0 = row_ptr(cs, 0);
     const long long sc = stride0(cs);
     thread_local std::vector<double> rbuf;
-    rbuf.resize(static_cast<std::size_t>(ns));
-    double* rw = rbuf.data();
+    rbuf.resize(3 * static_cast<std::size_t>(ns));
+    double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
+    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
     {
       const double *y1 = row_ptr(y, 1), *g1 = row_ptr(g, 1);
       for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
     }
     const double e0 = *row_ptr(cv, 0, EE), f = e0 != 0.0 ? e0 / *row_ptr(cv, 1, W0 + 2) : 0.0;
+    auto row_consts = [&](int j, double& aa, double& cc) {
+      double bb;
+      const double* cvj = row_ptr(cv, j);
+      mat2_row(cvj, j + 1 < nv ? row_ptr(cv, j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    };
     const double* xp = nullptr;
     for (int j = 0; j < nv; ++j) {
-      const double *yj = row_ptr(y, j), *gj = row_ptr(g, j), *m = row_ptr(fm, j), *am = row_ptr(fa, j);
+      const double *yj = row_ptr(y, j), *gj = row_ptr(g, j), *m = row_ptr(fm, j);
       const bool dv = *row_ptr(cv, j, DV) > 0;
       const double fj = j == 0 ? f : 0.0;
+      double aa, cc;
+      row_consts(j, aa, cc);
       double* xj = row_ptr(x, j);
       for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || c0[i * sc + DS] > 0;
-        const double r = dir ? c0[i * sc + SS] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
-        xj[i] = j == 0 ? r * m[i] : r * m[i] - am[i] * xp[i];
+        const bool dir = dv || ds[i] > 0;
+        const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
+        const double am = (dir ? 0.0 : aa) * m[i];
+        xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
       }
       xp = xj;
     }
     for (int j = nv - 2; j >= 0; --j) {
-      const double* u = row_ptr(fu, j);
+      const double* m = row_ptr(fm, j);
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      double aa, cc;
+      row_consts(j, aa, cc);
       double* xj = row_ptr(x, j);
-      for (int i = 0; i < ns; ++i) xj[i] -= u[i] * xp[i];
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || ds[i] > 0;
+        xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
+      }
       xp = xj;
     }
   }
 };
+
 struct SolveVAdjoint {
   SolveVArgs A;
   void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD, CD fa,
