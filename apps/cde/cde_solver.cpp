@@ -657,6 +657,14 @@ struct SolveVAdjoint {
 // run along s over contiguous rows (cs transposed once per call). Adjoint mode keeps the
 // recorded par_loops; these externals have no adjoint (never recorded: passive dats).
 
+// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
+// so both give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#else
+#define CDE_SIMD_CLONES __attribute__((noinline))
+#endif
+
 // cs as structure of arrays: component c of node i at soa[c * ns + i].
 const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
   buf.resize(static_cast<std::size_t>(NCS) * ns);
@@ -690,7 +698,7 @@ inline void subst4(int ns, const double* const* m, const double* const* am, cons
 // One row j of (a0, a1h, a2) at every s node, the predictor's or corrector's outputs (Pred:
 // r1, h, g from csA (old) and csB (new); else the corrector: r1, g from csB and hin).
 template <bool Pred>
-__attribute__((noinline)) void explicit_row(int ns, const double* __restrict sA, const double* __restrict sB, const double* __restrict cvj,
+CDE_SIMD_CLONES void explicit_row(int ns, const double* __restrict sA, const double* __restrict sB, const double* __restrict cvj,
                   const double* __restrict um1, const double* __restrict u0, const double* __restrict up1,
                   const double* __restrict up2, const double* __restrict hin, double* __restrict r1,
                   double* __restrict h, double* __restrict g, double dt, double thdt, double e_old, double e_new) {
