@@ -336,26 +336,36 @@ inline void mat1_entries(const double* csi, double v, bool dir, double t, double
 }
 
 // cde_factor_s: factors of I - th dt A1 along s for every v row (one task, all tiles).
+// fa, fu null (primal mode): m only; the substitutions rebuild am = a m and u = c m.
+void factor_s_rows(const ExternalContext& ctx, const FacArgs& A, const CD& cs, const CD& cv, const DD& fm,
+                   const DD* fa, const DD* fu) {
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  for (int j = 0; j < A.nv; ++j) {
+    const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
+    double *m = row_ptr(fm, j), *am = fa ? row_ptr(*fa, j) : nullptr, *u = fu ? row_ptr(*fu, j) : nullptr;
+    double up = 0;
+    for (int i = 0; i < A.ns; ++i) {
+      const double* ci = c0 + i * sc;
+      double a, b, c;
+      mat1_entries(ci, v, ci[DS] + dv > 0, A.thdt, a, b, c);
+      const double piv = b - a * up;
+      if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+      const double r = 1.0 / piv;
+      m[i] = r, up = c * r;
+      if (am) am[i] = a * r, u[i] = up;
+    }
+  }
+}
 struct FactorS {
   FacArgs A;
   void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
-    for (int j = 0; j < A.nv; ++j) {
-      const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
-      double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j);
-      double up = 0;
-      for (int i = 0; i < A.ns; ++i) {
-        const double* ci = c0 + i * sc;
-        double a, b, c;
-        mat1_entries(ci, v, ci[DS] + dv > 0, A.thdt, a, b, c);
-        const double piv = b - a * up;
-        if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
-        const double r = 1.0 / piv;
-        m[i] = r, am[i] = a * r, u[i] = up = c * r;
-      }
-    }
+    factor_s_rows(ctx, A, cs, cv, fm, &fa, &fu);
   }
+};
+struct FactorSM {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm) const { factor_s_rows(ctx, A, cs, cv, fm, nullptr, nullptr); }
 };
 // The factors are passive (see above): the factorizations' adjoints have nothing to do.
 struct FactorAdjoint {
@@ -388,26 +398,37 @@ inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double 
 }
 
 // cde_factor_v: factors of I - th dt A2 along v for every s column (one task, all tiles).
+void factor_v_rows(const ExternalContext& ctx, const FacArgs& A, const CD& cs, const CD& cv, const DD& fm,
+                   const DD* fa, const DD* fu) {
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  thread_local std::vector<double> ubuf;
+  ubuf.assign(2 * static_cast<std::size_t>(A.ns), 0.0);
+  double *up = ubuf.data(), *ucur = up + A.ns;
+  for (int j = 0; j < A.nv; ++j) {
+    const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
+    double *m = row_ptr(fm, j), *am = fa ? row_ptr(*fa, j) : nullptr, *u = fu ? row_ptr(*fu, j) : nullptr;
+    for (int i = 0; i < A.ns; ++i) {
+      double a, b, c;
+      mat2_entries(cvj, cv1, c0[i * sc + DS] + cvj[DV] > 0, A.thdt, j, a, b, c);
+      const double piv = j == 0 ? b : b - a * up[i];
+      if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+      const double r = 1.0 / piv;
+      m[i] = r, ucur[i] = c * r;
+      if (am) am[i] = a * r, u[i] = ucur[i];
+    }
+    std::swap(up, ucur);
+  }
+}
 struct FactorV {
   FacArgs A;
   void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
-    const double* up = nullptr;
-    for (int j = 0; j < A.nv; ++j) {
-      const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
-      double *m = row_ptr(fm, j), *am = row_ptr(fa, j), *u = row_ptr(fu, j);
-      for (int i = 0; i < A.ns; ++i) {
-        double a, b, c;
-        mat2_entries(cvj, cv1, c0[i * sc + DS] + cvj[DV] > 0, A.thdt, j, a, b, c);
-        const double piv = j == 0 ? b : b - a * up[i];
-        if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
-        const double r = 1.0 / piv;
-        m[i] = r, am[i] = a * r, u[i] = c * r;
-      }
-      up = u;
-    }
+    factor_v_rows(ctx, A, cs, cv, fm, &fa, &fu);
   }
+};
+struct FactorVM {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm) const { factor_v_rows(ctx, A, cs, cv, fm, nullptr, nullptr); }
 };
 // cde_solve_s: x = (I - th dt A1)^{-1} x along s, in place, one task per tile; lines (v rows)
 // four at a time (independent recurrences side by side).
@@ -504,9 +525,9 @@ struct SolveVArgs {
 //   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
 // The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
 // products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
-struct SolveV {
-  SolveVArgs A;
-  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD, CD, DD x) const {
+void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
+                  const DD& x) {
+  {
     const int ns = A.ns, nv = A.nv;
     const double* c0 = row_ptr(cs, 0);
     const long long sc = stride0(cs);
@@ -552,6 +573,18 @@ struct SolveV {
       }
       xp = xj;
     }
+  }
+}
+struct SolveV {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD, CD, DD x) const {
+    solve_v_rows(A, y, g, cs, cv, fm, x);
+  }
+};
+struct SolveVM {  // primal mode: the factors' m only
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, DD x) const {
+    solve_v_rows(A, y, g, cs, cv, fm, x);
   }
 };
 
@@ -680,17 +713,28 @@ T* tile_row(const ExtDat<T>& e, int t, int j) {
   const mesh::TileGeom& g = e.geom(t);
   return e.data(t) + g.origin + j * g.s[1];
 }
-// The four rows' substitutions (rows d[q]; a repeated last row computes the same values).
-inline void subst4(int ns, const double* const* m, const double* const* am, const double* const* u, double* const* d) {
+// The four rows' substitutions (rows d[q]; a repeated last row computes the same values), am and
+// u rebuilt from m and A1's entries (cs of the factorization as arrays sB, v and the Dirichlet
+// flag of each row): the products cde_factor_s stores, so the same bits.
+inline void subst4(int ns, const double* const* m, const double* sB, const double* v, const double* dv, double t,
+                   double* const* d) {
+  const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns,
+               *DSr = sB + DS * ns;
   double y[4];
   for (int q = 0; q < 4; ++q) y[q] = d[q][0] * m[q][0];
   for (int q = 0; q < 4; ++q) d[q][0] = y[q];
   for (int i = 1; i < ns; ++i) {
-    for (int q = 0; q < 4; ++q) y[q] = d[q][i] * m[q][i] - am[q][i] * y[q];
+    for (int q = 0; q < 4; ++q) {
+      const double a = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P0r[i] + Q0r[i]);
+      y[q] = d[q][i] * m[q][i] - (a * m[q][i]) * y[q];
+    }
     for (int q = 0; q < 4; ++q) d[q][i] = y[q];
   }
   for (int i = ns - 2; i >= 0; --i) {
-    for (int q = 0; q < 4; ++q) y[q] = d[q][i] - u[q][i] * y[q];
+    for (int q = 0; q < 4; ++q) {
+      const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
+      y[q] = d[q][i] - (c * m[q][i]) * y[q];
+    }
     for (int q = 0; q < 4; ++q) d[q][i] = y[q];
   }
 }
@@ -740,8 +784,7 @@ struct FusedArgs {
 };
 template <bool Pred>
 void fused_tile(const ExternalContext& ctx, const FusedArgs& A, const CD& u, const CD* hin, const CD& csA,
-                const CD& csB, const CD& cv, const CD& fm, const CD& fa, const CD& fu, const DD& r1, const DD* h,
-                const DD& g) {
+                const CD& csB, const CD& cv, const CD& fm, const DD& r1, const DD* h, const DD& g) {
   thread_local std::vector<double> bufA, bufB;
   const double* sB = cs_soa(csB, A.ns, bufB);
   const double* sA = A.same ? sB : cs_soa(csA, A.ns, bufA);
@@ -749,32 +792,33 @@ void fused_tile(const ExternalContext& ctx, const FusedArgs& A, const CD& u, con
     const int j0 = std::max(r1.row_lo(t), 0), j1 = std::min(r1.row_hi(t), A.nv);
     for (int j = j0; j < j1; j += 4) {
       const int L = std::min(4, j1 - j);
-      const double *m[4], *am[4], *uu[4];
+      const double* m[4];
       double* d[4];
+      double v[4], dv[4];
       for (int q = 0; q < 4; ++q) {
         const int r = j + std::min(q, L - 1);
         d[q] = tile_row(r1, t, r);
-        m[q] = tile_row(fm, t, r), am[q] = tile_row(fa, t, r), uu[q] = tile_row(fu, t, r);
+        m[q] = tile_row(fm, t, r);
+        v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
         if (q >= L) continue;
         explicit_row<Pred>(A.ns, sA, sB, row_ptr(cv, r), tile_row(u, t, r - 1), tile_row(u, t, r),
                            tile_row(u, t, r + 1), tile_row(u, t, r + 2), Pred ? nullptr : tile_row(*hin, t, r), d[q],
                            Pred ? tile_row(*h, t, r) : nullptr, tile_row(g, t, r), A.dt, A.thdt, A.e_old, A.e_new);
       }
-      subst4(A.ns, m, am, uu, d);
+      subst4(A.ns, m, sB, v, dv, A.thdt, d);
     }
   }
 }
 struct PredS {
   FusedArgs A;
-  void operator()(const ExternalContext& ctx, CD u, CD csA, CD csB, CD cv, CD fm, CD fa, CD fu, DD r1, DD h,
-                  DD g) const {
-    fused_tile<true>(ctx, A, u, nullptr, csA, csB, cv, fm, fa, fu, r1, &h, g);
+  void operator()(const ExternalContext& ctx, CD u, CD csA, CD csB, CD cv, CD fm, DD r1, DD h, DD g) const {
+    fused_tile<true>(ctx, A, u, nullptr, csA, csB, cv, fm, r1, &h, g);
   }
 };
 struct CorrS {
   FusedArgs A;
-  void operator()(const ExternalContext& ctx, CD y2, CD hin, CD cs, CD cv, CD fm, CD fa, CD fu, DD r1, DD g) const {
-    fused_tile<false>(ctx, A, y2, &hin, cs, cs, cv, fm, fa, fu, r1, nullptr, g);
+  void operator()(const ExternalContext& ctx, CD y2, CD hin, CD cs, CD cv, CD fm, DD r1, DD g) const {
+    fused_tile<false>(ctx, A, y2, &hin, cs, cs, cv, fm, r1, nullptr, g);
   }
 };
 struct NoAdjoint {  // never called: the fused externals run on passive dats only
@@ -906,6 +950,7 @@ struct CdeSolver::Impl {
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
     auto mk = [&](Factors& f, const std::string& n) {
       f.m = std::make_unique<Dat<double>>(block, n + "_m", Halo{}, full(false));  // passive (see the solves)
+      if (!adj) return;  // primal mode: m only (the substitutions rebuild am and u)
       f.a = std::make_unique<Dat<double>>(block, n + "_am", Halo{}, full(false));
       f.u = std::make_unique<Dat<double>>(block, n + "_u", Halo{}, full(false));
     };
@@ -940,7 +985,8 @@ struct CdeSolver::Impl {
         }
     }
     lev.set_components([&](int i, int, int, int c) { return lev_s[c][std::clamp(i, 0, ns - 1)]; });
-    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H}) d->set([](int, int, int) { return 0.0; });
+    // U is set by run(); R1, R2, G, H are zero from their allocation (their halos stay so).
+    for (Dat<double>* d : {&csA, &csB, &cv}) d->set([](int, int, int) { return 0.0; });
   }
 
   // Spot s on the leverage s nodes: node m and weight w of node m + 1 (w = 0 outside the nodes).
@@ -990,16 +1036,24 @@ struct CdeSolver::Impl {
   void factor_s(Dat<double>& cs, double thdt, Factors& f) {
     ExternalOptions o;
     o.adjoint_reads = 0b11u;  // cs, cv
-    execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
-                     mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
-                     mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
+    if (!f.a)  // primal mode: m only
+      execute_external("cde_factor_s", o, FactorSM{{thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(cs, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE));
+    else
+      execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
+                       mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                       mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
   void factor_v(double thdt, Factors& f) {
     ExternalOptions o;
     o.adjoint_reads = 0b11u;
-    execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
-                     mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
-                     mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
+    if (!f.a)
+      execute_external("cde_factor_v", o, FactorVM{{thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(csB, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE));
+    else
+      execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
+                       mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                       mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
   // x = (I - th dt A1)^{-1} x, by substitution with the factors f.
   // cs: the coefficients the factors f were built from (their adjoint takes A1's).
@@ -1014,6 +1068,12 @@ struct CdeSolver::Impl {
   // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
   void solve_v(Factors& f, double thdt, double e_new, Dat<double>& x) {
     ExternalOptions o;
+    if (!f.a) {  // primal mode
+      execute_external("cde_solve_v", o, SolveVM{{e_new, thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
+                       mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
+                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
+      return;
+    }
     o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
     execute_external("cde_solve_v", o, SolveV{{e_new, thdt, ns, nv}}, SolveVAdjoint{{e_new, thdt, ns, nv}},
                      mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ),
@@ -1069,7 +1129,6 @@ struct CdeSolver::Impl {
         execute_external("cde_predictor_s", o, PredS{{dt, thdt, e_old, e_new, ns, nv, !varying}}, NoAdjoint{},
                          mesh::arg_dat(U, mesh::READ), mesh::arg_dat(cA, mesh::READ),
                          mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*F1.m, mesh::READ),
-                         mesh::arg_dat(*F1.a, mesh::READ), mesh::arg_dat(*F1.u, mesh::READ),
                          mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE));
         if (damp) {
           solve_v(F2, thdt, e_new, U);
@@ -1078,8 +1137,7 @@ struct CdeSolver::Impl {
           execute_external("cde_corrector_s", o, CorrS{{0.5 * dt, thdt, e_old, e_new, ns, nv, true}}, NoAdjoint{},
                            mesh::arg_dat(R2, mesh::READ), mesh::arg_dat(H, mesh::READ),
                            mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-                           mesh::arg_dat(*F1.m, mesh::READ), mesh::arg_dat(*F1.a, mesh::READ),
-                           mesh::arg_dat(*F1.u, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
+                           mesh::arg_dat(*F1.m, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
                            mesh::arg_dat(G, mesh::WRITE));
           solve_v(F2, thdt, e_new, U);
         }
