@@ -292,7 +292,8 @@ struct Predictor2 {
 // ---- Pre-factored implicit solves (external functions) --------------------------------------
 // A tridiagonal system (sub a, diagonal b, super c along a line) is stored by its Thomas factors
 // A = L U: m = 1 / pivot, am = a m (L: diagonal 1/m, sub-diagonal a), u = c m (U: unit upper).
-// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1}. The factor dats are passive
+// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1} (a and c are cheap functions
+// of cs and cv, so a substitution may rebuild am and u from m bitwise). The factor dats are passive
 // caches of functions of cs and cv: each solve declares cs and cv and its adjoint adds the
 // matrix entries' adjoints (abar_k = -g_k x_{k-1}, bbar_k = -g_k x_k, cbar_k = -g_k x_{k+1})
 // straight into those of cs and cv (the linear maps of mat1_entries / mat2_entries), so the
@@ -926,7 +927,8 @@ struct CdeSolver::Impl {
   Dat<double> U, R1, R2, G, H;
   // Thomas factors (m, am, u) of I - th dt A1 (fs) and I - th dt A2 (fv); with damping steps,
   // those of theta = 1 (fsd, fvd). Built before the first step mark (fs per step when the
-  // leverage depends on t), so that no step writes data a later step reads.
+  // leverage depends on t), so that no step writes data a later step reads. Primal mode keeps m
+  // only (a and u are null): its substitutions rebuild am and u from the coefficient dats.
   struct Factors {
     std::unique_ptr<Dat<double>> m, a, u;
   };
