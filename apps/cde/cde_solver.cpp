@@ -8,20 +8,25 @@
 // application reads them and the 10-point stencil of the state; Dirichlet nodes take their value
 // by a select, so rows need no branches.
 //
+// The implicit operators I - th dt A1 and I - th dt A2 are factored once (Thomas factors kept as
+// dats, built straight from cs and cv: cde_factor_s, cde_factor_v; A1 again per step only when
+// the leverage depends on t), so every implicit solve is a substitution.
 // One HV step from tau_{n-1} to tau_n (E = e^{-r_f tau}, A1h: A1 without its Neumann term b1):
 //   predictor  H = U + dt/2 F(U), R1 = Y0 - th dt (A1h U + b1_old) + th dt b1_new, G = -th dt A2 U
-//   solve s    (I - th dt A1) Y1 = R1                          (in place in R1)
-//   mid        R2 = Y1 + G (row v = 0: minus f times row v_1)  (f = e / w_1(v_1), the elimination)
-//   solve v    (I - th dt A2) Y2 = R2                          (in place in R2)
+//   solve s    (I - th dt A1) Y1 = R1              (cde_solve_s: in place in R1, per tile)
+//   solve v    R2 = Y1 + G (row v = 0: minus f times row v_1, f = e / w_2(v_1), the elimination),
+//              (I - th dt A2) Y2 = R2             (cde_solve_v: the mid stage fused, into R2)
 //   corrector  R1 = H + dt/2 F(Y2) - th dt A1h Y2, G = -th dt A2 Y2   (H + dt/2 F(Y2) = ~Y0)
-//   solve s    in place in R1; mid into R2; solve v from R2 into U.
-// A Douglas (theta = 1) damping step is predictor, solve s, mid, solve v into U. mid first copies
-// row v_1 of Y1 + G into a row dat, which the elimination reads (its adjoint then needs no
-// primal of Y1 or G, so the tape saves neither).
+//   solve s    in place in R1; solve v from R1, G into U.
+// A Douglas (theta = 1) damping step is predictor, solve s, solve v into U (its own factors).
+// Primal mode (passive dats) fuses predictor + solve s and corrector + solve s into one
+// vectorised external each (cde_predictor_s / cde_corrector_s, bitwise the par_loop path's
+// results); adjoint mode runs the recorded par_loops and cde_solve_s.
 //
-// Adjoint mode: every matrix is built before the first step mark (the damping steps' in their own
-// dats), the coefficient loops are recorded, and each kernel's adjoint is written by hand below
-// (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the solves' outputs).
+// Adjoint mode: every factorization is built before the first step mark (the damping steps' in
+// their own dats), the coefficient loops are recorded, and each kernel's adjoint is written by
+// hand below (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the
+// solves' outputs, never R1 or G for the mid stage).
 #include "cde_solver.hpp"
 
 #include <algorithm>
@@ -29,7 +34,7 @@
 #include <cmath>
 #include <string>
 
-#include "stardiff/adjoint/tridiag.hpp"
+#include "stardiff/adjoint/external.hpp"
 #include "stardiff/mesh.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -174,73 +179,6 @@ struct CoefV {
   }
 };
 
-struct MatArgs {
-  double thdt;
-};
-// I - th dt A1 (Dirichlet rows: identity).
-struct Mat1 {
-  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
-  void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
-                  const MatArgs* m) const {
-    const double v = cv.c(VV);
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    a(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0) + cs.c(Q0));
-    b(0, 0) = dir ? 1.0 : 1.0 - m->thdt * (v * cs.c(P0 + 1) + cs.c(Q0 + 1));
-    c(0, 0) = dir ? 0.0 : -m->thdt * (v * cs.c(P0 + 2) + cs.c(Q0 + 2));
-  }
-  void adjoint(Acc<const double> cs, Acc<double> cs_a1s, Acc<const double> cv, Acc<double>, Acc<const double>,
-               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
-               const MatArgs* m) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double v = cv.c(VV), t = m->thdt;
-    const double ab = -t * a_a1s(0, 0), bb = -t * b_a1s(0, 0), cb = -t * c_a1s(0, 0);
-    cs_a1s.c(P0) += v * ab, cs_a1s.c(Q0) += ab;
-    cs_a1s.c(P0 + 1) += v * bb, cs_a1s.c(Q0 + 1) += bb;
-    cs_a1s.c(P0 + 2) += v * cb, cs_a1s.c(Q0 + 2) += cb;
-  }
-};
-// I - th dt A2, row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows: identity).
-struct Mat2 {
-  static constexpr unsigned adjoint_reads = 0b11;  // cs, cv
-  void operator()(Acc<const double> cs, Acc<const double> cv, Acc<double> a, Acc<double> b, Acc<double> c,
-                  const MatArgs* m) const {
-    const double t = m->thdt;
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    double aa = -t * cv.c(W0), bb = 1.0 - t * cv.c(W0 + 1), cc = -t * cv.c(W0 + 2);
-    const double e = cv.c(EE);
-    if (e != 0.0) {
-      const double f = e / cv.c(W0 + 2, 0, 1);
-      const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
-      bb -= f * m10;
-      cc -= f * m11;
-      aa = 0.0;
-    }
-    a(0, 0) = dir ? 0.0 : aa;
-    b(0, 0) = dir ? 1.0 : bb;
-    c(0, 0) = dir ? 0.0 : cc;
-  }
-  void adjoint(Acc<const double> cs, Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double>,
-               Acc<double> a_a1s, Acc<const double>, Acc<double> b_a1s, Acc<const double>, Acc<double> c_a1s,
-               const MatArgs* m) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double t = m->thdt, e = cv.c(EE);
-    const double bb = b_a1s(0, 0), cb = c_a1s(0, 0);
-    cv_a1s.c(W0 + 1) -= t * bb;
-    cv_a1s.c(W0 + 2) -= t * cb;
-    if (e == 0.0) {
-      cv_a1s.c(W0) -= t * a_a1s(0, 0);
-      return;
-    }
-    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
-    const double m10 = -t * cv.c(W0, 0, 1), m11 = 1.0 - t * cv.c(W0 + 1, 0, 1);
-    const double f_b = -(m10 * bb + m11 * cb);
-    cv_a1s.c(W0, 0, 1) += t * f * bb;      // m10_b = -f bb, W0(v_1)_b = -t m10_b
-    cv_a1s.c(W0 + 1, 0, 1) += t * f * cb;  // m11_b = -f cb
-    cv_a1s.c(EE) += f_b / w2;
-    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
-  }
-};
-
 // The three split operators at a point (A1 without the Neumann term), and their adjoint.
 struct Apply {
   double a0, a1h, a2;
@@ -351,41 +289,543 @@ struct Predictor2 {
   }
 };
 
-struct MidArgs {
-  double e_new;
+// ---- Pre-factored implicit solves (external functions) --------------------------------------
+// A tridiagonal system (sub a, diagonal b, super c along a line) is stored by its Thomas factors
+// A = L U: m = 1 / pivot, am = a m (L: diagonal 1/m, sub-diagonal a), u = c m (U: unit upper).
+// Forward y_k = d_k m_k - am_k y_{k-1}, back x_k = y_k - u_k x_{k+1} (a and c are cheap functions
+// of cs and cv, so a substitution may rebuild am and u from m bitwise). The factor dats are passive
+// caches of functions of cs and cv: each solve declares cs and cv and its adjoint adds the
+// matrix entries' adjoints (abar_k = -g_k x_{k-1}, bbar_k = -g_k x_k, cbar_k = -g_k x_{k+1})
+// straight into those of cs and cv (the linear maps of mat1_entries / mat2_entries), so the
+// factorizations have no adjoint work and nothing full-sized accumulates across steps.
+// The adjoint of a solve is the transposed substitution with the same factors:
+//   ybar_k = xbar_k - u_{k-1} ybar_{k-1};  p_k = am_k (ybar_k - p_{k+1}), g_k = m_k (ybar_k - p_{k+1})
+// then dbar = g.
+
+using CD = ExtDat<const double>;
+using DD = ExtDat<double>;
+
+// Element (0, j) component c of the tile holding row j (all tiles of the task; missing axes
+// have stride 0). Untiled dats (no outer axis): their one buffer.
+template <class T>
+T* row_ptr(const ExtDat<T>& e, int j, int c = 0) {
+  int t = e.tile_lo();
+  if (e.dat().tiled())
+    for (; t < e.tile_hi(); ++t)
+      if (j >= e.row_lo(t) && j < e.row_hi(t)) break;
+  if (t == e.tile_hi()) throw Error("cde: row " + std::to_string(j) + " of '" + e.name() + "' not held");
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + c + j * g.s[1];
+}
+long long stride0(const CD& e) { return e.geom(e.tile_lo()).s[0]; }
+
+[[noreturn]] void bad_pivot(const ExternalContext& ctx, int i, int j) {
+  throw Error(std::string("cde: '") + ctx.name + "': zero or non-finite pivot at (" + std::to_string(i) + ", " +
+              std::to_string(j) + ")");
+}
+
+struct FacArgs {
+  double thdt;
+  int ns, nv;
 };
-// The v_1 row of Y + G, kept on a row dat (so that the elimination's adjoint reads only it).
-struct MidRow {
-  static constexpr unsigned adjoint_reads = 0;  // linear
-  void operator()(Acc<const double> y, Acc<const double> g, Acc<double> row) const { row(0, 0) = y(0, 1) + g(0, 1); }
-  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double>,
-               Acc<double> row_a1s) const {
-    y_a1s(0, 1) += row_a1s(0, 0), g_a1s(0, 1) += row_a1s(0, 0);
+
+// I - th dt A1 at (i, j) (Dirichlet rows: identity; a = 0 at i = 0, c = 0 at i = ns - 1).
+inline void mat1_entries(const double* csi, double v, bool dir, double t, double& a, double& b, double& c) {
+  a = dir ? 0.0 : -t * (v * csi[P0] + csi[Q0]);
+  b = dir ? 1.0 : 1.0 - t * (v * csi[P0 + 1] + csi[Q0 + 1]);
+  c = dir ? 0.0 : -t * (v * csi[P0 + 2] + csi[Q0 + 2]);
+}
+
+// cde_factor_s: factors of I - th dt A1 along s for every v row (one task, all tiles).
+// fa, fu null (primal mode): m only; the substitutions rebuild am = a m and u = c m.
+void factor_s_rows(const ExternalContext& ctx, const FacArgs& A, const CD& cs, const CD& cv, const DD& fm,
+                   const DD* fa, const DD* fu) {
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  for (int j = 0; j < A.nv; ++j) {
+    const double v = *row_ptr(cv, j, VV), dv = *row_ptr(cv, j, DV);
+    double *m = row_ptr(fm, j), *am = fa ? row_ptr(*fa, j) : nullptr, *u = fu ? row_ptr(*fu, j) : nullptr;
+    double up = 0;
+    for (int i = 0; i < A.ns; ++i) {
+      const double* ci = c0 + i * sc;
+      double a, b, c;
+      mat1_entries(ci, v, ci[DS] + dv > 0, A.thdt, a, b, c);
+      const double piv = b - a * up;
+      if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+      const double r = 1.0 / piv;
+      m[i] = r, up = c * r;
+      if (am) am[i] = a * r, u[i] = up;
+    }
+  }
+}
+struct FactorS {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
+    factor_s_rows(ctx, A, cs, cv, fm, &fa, &fu);
   }
 };
-// R2 = Y + G; row v = 0: minus f (Y + G)(v_1), f = e / w_2(v_1) (the elimination of A2's e).
-struct Mid {
-  static constexpr unsigned adjoint_reads = 0b11100;  // cs, cv, row (not y, g: linear)
-  void operator()(Acc<const double> y, Acc<const double> g, Acc<const double> cs, Acc<const double> cv,
-                  Acc<const double> row, Acc<double> r2, const MidArgs* p) const {
-    const double e = cv.c(EE);
-    const double f = e != 0.0 ? e / cv.c(W0 + 2, 0, 1) : 0.0;
-    const bool dir = cs.c(DS) + cv.c(DV) > 0;
-    r2(0, 0) = dir ? cs.c(SS) * p->e_new : (y(0, 0) + g(0, 0)) - f * row(0, 0);
+struct FactorSM {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm) const { factor_s_rows(ctx, A, cs, cv, fm, nullptr, nullptr); }
+};
+// The factors are passive (see above): the factorizations' adjoints have nothing to do.
+struct FactorAdjoint {
+  FacArgs A;
+  void operator()(const ExternalContext&, CD, DD, CD, DD, CD, DD, CD, DD, CD, DD) const {}
+};
+
+// I - th dt A2 at (i, j), row v = 0 with its third entry eliminated by row v_1 (Dirichlet rows:
+// identity). cvj, cv1: cv at row j and j + 1.
+// Its entries depend on the row only, but for the Dirichlet selection: mat2_row gives them.
+inline void mat2_row(const double* cvj, const double* cv1, double t, int j, double& aa, double& bb, double& cc) {
+  aa = -t * cvj[W0], bb = 1.0 - t * cvj[W0 + 1], cc = -t * cvj[W0 + 2];
+  const double e = cvj[EE];
+  if (e != 0.0) {
+    const double f = e / cv1[W0 + 2];
+    const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
+    bb -= f * m10;
+    cc -= f * m11;
+    aa = 0.0;
   }
-  void adjoint(Acc<const double>, Acc<double> y_a1s, Acc<const double>, Acc<double> g_a1s, Acc<const double> cs,
-               Acc<double>, Acc<const double> cv, Acc<double> cv_a1s, Acc<const double> row, Acc<double> row_a1s,
-               Acc<const double>, Acc<double> r2_a1s, const MidArgs*) const {
-    if (cs.c(DS) + cv.c(DV) > 0) return;
-    const double rb = r2_a1s(0, 0);
-    y_a1s(0, 0) += rb, g_a1s(0, 0) += rb;
-    const double e = cv.c(EE);
-    if (e == 0.0) return;
-    const double w2 = cv.c(W0 + 2, 0, 1), f = e / w2;
-    row_a1s(0, 0) -= f * rb;
-    const double f_b = -row(0, 0) * rb;
-    cv_a1s.c(EE) += f_b / w2;
-    cv_a1s.c(W0 + 2, 0, 1) -= f_b * f / w2;
+  if (j == 0) aa = 0.0;
+}
+inline void mat2_entries(const double* cvj, const double* cv1, bool dir, double t, int j, double& a, double& b,
+                         double& c) {
+  double aa, bb, cc;
+  mat2_row(cvj, cv1, t, j, aa, bb, cc);
+  a = dir ? 0.0 : aa;
+  b = dir ? 1.0 : bb;
+  c = dir ? 0.0 : cc;
+}
+
+// cde_factor_v: factors of I - th dt A2 along v for every s column (one task, all tiles).
+void factor_v_rows(const ExternalContext& ctx, const FacArgs& A, const CD& cs, const CD& cv, const DD& fm,
+                   const DD* fa, const DD* fu) {
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  thread_local std::vector<double> ubuf;
+  ubuf.assign(2 * static_cast<std::size_t>(A.ns), 0.0);
+  double *up = ubuf.data(), *ucur = up + A.ns;
+  for (int j = 0; j < A.nv; ++j) {
+    const double *cvj = row_ptr(cv, j), *cv1 = j + 1 < A.nv ? row_ptr(cv, j + 1) : cvj;
+    double *m = row_ptr(fm, j), *am = fa ? row_ptr(*fa, j) : nullptr, *u = fu ? row_ptr(*fu, j) : nullptr;
+    for (int i = 0; i < A.ns; ++i) {
+      double a, b, c;
+      mat2_entries(cvj, cv1, c0[i * sc + DS] + cvj[DV] > 0, A.thdt, j, a, b, c);
+      const double piv = j == 0 ? b : b - a * up[i];
+      if (piv == 0.0 || !std::isfinite(piv)) bad_pivot(ctx, i, j);
+      const double r = 1.0 / piv;
+      m[i] = r, ucur[i] = c * r;
+      if (am) am[i] = a * r, u[i] = ucur[i];
+    }
+    std::swap(up, ucur);
+  }
+}
+struct FactorV {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm, DD fa, DD fu) const {
+    factor_v_rows(ctx, A, cs, cv, fm, &fa, &fu);
+  }
+};
+struct FactorVM {
+  FacArgs A;
+  void operator()(const ExternalContext& ctx, CD cs, CD cv, DD fm) const { factor_v_rows(ctx, A, cs, cv, fm, nullptr, nullptr); }
+};
+// cde_solve_s: x = (I - th dt A1)^{-1} x along s, in place, one task per tile; lines (v rows)
+// four at a time (independent recurrences side by side).
+struct SolveS {
+  double thdt;
+  int ns, nv;
+  void operator()(const ExternalContext& ctx, CD, CD, CD fm, CD fa, CD fu, DD x) const {
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+      const int j0 = std::max(x.row_lo(t), 0), j1 = std::min(x.row_hi(t), nv);
+      for (int j = j0; j < j1; j += 4) {
+        const int L = std::min(4, j1 - j);
+        const double *m[4], *am[4], *u[4];
+        double* d[4];
+        for (int q = 0; q < 4; ++q) {
+          const int r = j + std::min(q, L - 1);
+          m[q] = row_ptr(fm, r), am[q] = row_ptr(fa, r), u[q] = row_ptr(fu, r), d[q] = row_ptr(x, r);
+        }
+        double y[4];
+        for (int q = 0; q < 4; ++q) y[q] = d[q][0] * m[q][0];
+        for (int q = 0; q < 4; ++q) d[q][0] = y[q];
+        for (int i = 1; i < ns; ++i) {
+          for (int q = 0; q < 4; ++q) y[q] = d[q][i] * m[q][i] - am[q][i] * y[q];
+          for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+        }
+        for (int i = ns - 2; i >= 0; --i) {
+          for (int q = 0; q < 4; ++q) y[q] = d[q][i] - u[q][i] * y[q];
+          for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+        }
+      }
+    }
+  }
+};
+// The adjoint: g per line, four lines side by side; cs's adjoint from A1's entries (the
+// Dirichlet rows are constant).
+struct SolveSAdjoint {
+  double thdt;
+  int ns, nv;
+  void operator()(const ExternalContext& ctx, CD cs, DD cs_b, CD cv, DD, CD fm, DD, CD fa, DD, CD fu, DD, CD x,
+                  DD xb) const {
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    double* cb0 = cs_b.valid() ? row_ptr(cs_b, 0) : nullptr;
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+      const int j0 = std::max(xb.row_lo(t), 0), j1 = std::min(xb.row_hi(t), nv);
+      for (int j = j0; j < j1; j += 4) {  // a repeated last line computes the same values
+        const int L = std::min(4, j1 - j);
+        const double *m[4], *am[4], *u[4], *xs[4];
+        double* g[4];
+        double v[4], dv[4];
+        for (int q = 0; q < 4; ++q) {
+          const int r = j + std::min(q, L - 1);
+          m[q] = row_ptr(fm, r), am[q] = row_ptr(fa, r), u[q] = row_ptr(fu, r), xs[q] = row_ptr(x, r);
+          g[q] = row_ptr(xb, r);
+          v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
+        }
+        double y[4], p[4] = {0, 0, 0, 0};
+        for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+        for (int i = 1; i < ns; ++i) {
+          for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
+          for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+        }
+        for (int i = ns - 1; i >= 0; --i) {
+          double gi[4];
+          for (int q = 0; q < 4; ++q) {
+            const double w = g[q][i] - p[q];
+            p[q] = am[q][i] * w;
+            gi[q] = m[q][i] * w;
+          }
+          for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
+          if (!cb0) continue;
+          const double* ci = c0 + i * sc;
+          double* b = cb0 + i * sc;
+          for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
+            if (ci[DS] + dv[q] > 0) continue;
+            const double tg = thdt * gi[q];
+            const double A = i > 0 ? tg * xs[q][i - 1] : 0.0, B = tg * xs[q][i], C = i + 1 < ns ? tg * xs[q][i + 1] : 0.0;
+            b[P0] += v[q] * A, b[Q0] += A;
+            b[P0 + 1] += v[q] * B, b[Q0 + 1] += B;
+            b[P0 + 2] += v[q] * C, b[Q0 + 2] += C;
+          }
+        }
+      }
+    }
+  }
+};
+
+struct SolveVArgs {
+  double e_new, thdt;
+  int ns, nv;
+};
+// cde_solve_v (one task, all tiles): the HV "mid" stage and the v-direction implicit solve,
+// rows of s side by side (contiguous, vectorisable):
+//   row = (Y + G)(s, v_1);  R = Y + G, row v = 0 minus f row (f = e / w_2(v_1), the elimination
+//   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
+// The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
+// products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
+void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
+                  const DD& x) {
+  {
+    const int ns = A.ns, nv = A.nv;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    thread_local std::vector<double> rbuf;
+    rbuf.resize(3 * static_cast<std::size_t>(ns));
+    double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
+    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
+    {
+      const double *y1 = row_ptr(y, 1), *g1 = row_ptr(g, 1);
+      for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
+    }
+    const double e0 = *row_ptr(cv, 0, EE), f = e0 != 0.0 ? e0 / *row_ptr(cv, 1, W0 + 2) : 0.0;
+    auto row_consts = [&](int j, double& aa, double& cc) {
+      double bb;
+      const double* cvj = row_ptr(cv, j);
+      mat2_row(cvj, j + 1 < nv ? row_ptr(cv, j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    };
+    const double* xp = nullptr;
+    for (int j = 0; j < nv; ++j) {
+      const double *yj = row_ptr(y, j), *gj = row_ptr(g, j), *m = row_ptr(fm, j);
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      const double fj = j == 0 ? f : 0.0;
+      double aa, cc;
+      row_consts(j, aa, cc);
+      double* xj = row_ptr(x, j);
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || ds[i] > 0;
+        const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
+        const double am = (dir ? 0.0 : aa) * m[i];
+        xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
+      }
+      xp = xj;
+    }
+    for (int j = nv - 2; j >= 0; --j) {
+      const double* m = row_ptr(fm, j);
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      double aa, cc;
+      row_consts(j, aa, cc);
+      double* xj = row_ptr(x, j);
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || ds[i] > 0;
+        xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
+      }
+      xp = xj;
+    }
+  }
+}
+struct SolveV {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, CD, CD, DD x) const {
+    solve_v_rows(A, y, g, cs, cv, fm, x);
+  }
+};
+struct SolveVM {  // primal mode: the factors' m only
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, DD x) const {
+    solve_v_rows(A, y, g, cs, cv, fm, x);
+  }
+};
+
+struct SolveVAdjoint {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD, CD fa,
+                  DD, CD fu, DD, CD x, DD x_b) const {
+    const int ns = A.ns, nv = A.nv;
+    const double* c0 = row_ptr(cs, 0);
+    const long long sc = stride0(cs);
+    // ybar (forward, in x_b), then g (backward, in x_b) with the matrix entries' adjoints.
+    for (int j = 1; j < nv; ++j) {
+      const double* u = row_ptr(fu, j - 1);
+      const double* gp = row_ptr(x_b, j - 1);
+      double* gj = row_ptr(x_b, j);
+      for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
+    }
+    // The mid stage (R = Y + G - f row at v = 0, Dirichlet nodes constant) row by row as g is
+    // known. row = R at v_1 (where (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt
+    // from x and the factors: R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
+    const double e0 = *row_ptr(cv, 0, EE);
+    const double w2 = *row_ptr(cv, 1, W0 + 2), f = e0 != 0.0 ? e0 / w2 : 0.0;
+    thread_local std::vector<double> buf;
+    buf.assign(3 * static_cast<std::size_t>(ns), 0.0);
+    double *p = buf.data(), *rb = p + ns, *rw = rb + ns;
+    if (e0 != 0.0) {
+      const double *x0 = row_ptr(x, 0), *x1 = row_ptr(x, 1), *x2 = row_ptr(x, 2), *u0 = row_ptr(fu, 0),
+                   *u1 = row_ptr(fu, 1), *m1 = row_ptr(fm, 1), *am1 = row_ptr(fa, 1);
+      for (int i = 0; i < ns; ++i) {
+        const double y0 = x0[i] + u0[i] * x1[i], y1 = x1[i] + u1[i] * x2[i];
+        rw[i] = (y1 + am1[i] * y0) / m1[i];
+      }
+    }
+    double f_b = 0;
+    for (int j = nv - 1; j >= 0; --j) {
+      const double *m = row_ptr(fm, j), *am = row_ptr(fa, j);
+      double* gj = row_ptr(x_b, j);
+      for (int i = 0; i < ns; ++i) {
+        const double w = gj[i] - p[i];
+        p[i] = am[i] * w;
+        gj[i] = m[i] * w;
+      }
+      const bool dv = *row_ptr(cv, j, DV) > 0;
+      if (cv_b.valid() && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s
+        const double *xj = row_ptr(x, j), *xm = j > 0 ? row_ptr(x, j - 1) : xj, *xq = j + 1 < nv ? row_ptr(x, j + 1) : xj;
+        double sa = 0, sb = 0, sc2 = 0;  // sums of abar, bbar, cbar
+        for (int i = 0; i < ns; ++i) {
+          const double gd = c0[i * sc + DS] > 0 ? 0.0 : gj[i];
+          sa -= gd * xm[i], sb -= gd * xj[i], sc2 -= gd * xq[i];
+        }
+        if (j == 0) sa = 0;
+        if (j + 1 == nv) sc2 = 0;
+        const double t = A.thdt, *cvj = row_ptr(cv, j);
+        double* bj = row_ptr(cv_b, j);
+        bj[W0 + 1] -= t * sb;
+        bj[W0 + 2] -= t * sc2;
+        if (cvj[EE] == 0.0) {
+          if (j > 0) bj[W0] -= t * sa;
+        } else {  // row v = 0 with the elimination by row v_1
+          const double* cv1 = row_ptr(cv, j + 1);
+          double* b1 = row_ptr(cv_b, j + 1);
+          const double w21 = cv1[W0 + 2], f1 = cvj[EE] / w21;
+          const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
+          const double fb1 = -(m10 * sb + m11 * sc2);
+          b1[W0] += t * f1 * sb;
+          b1[W0 + 1] += t * f1 * sc2;
+          bj[EE] += fb1 / w21;
+          b1[W0 + 2] -= fb1 * f1 / w21;
+        }
+      }
+      double *yb = y_b.valid() ? row_ptr(y_b, j) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, j) : nullptr;
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dv || c0[i * sc + DS] > 0;
+        const double r = dir ? 0.0 : gj[i];
+        if (yb) yb[i] += r;
+        if (gb) gb[i] += r;
+        if (j == 0 && e0 != 0.0) {
+          rb[i] -= f * r;
+          f_b -= rw[i] * r;
+        }
+        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
+      }
+    }
+    {
+      double *yb = y_b.valid() ? row_ptr(y_b, 1) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, 1) : nullptr;
+      for (int i = 0; i < ns; ++i) {
+        if (yb) yb[i] += rb[i];
+        if (gb) gb[i] += rb[i];
+      }
+    }
+    if (e0 != 0.0 && cv_b.valid()) {
+      *row_ptr(cv_b, 0, EE) += f_b / w2;
+      *row_ptr(cv_b, 1, W0 + 2) -= f_b * f / w2;
+    }
+  }
+};
+
+// ---- Primal mode (no adjoint): the explicit stages fused with the s solve ------------------
+// cde_predictor_s / cde_corrector_s, one task per tile: rows of s four at a time, each row's
+// right-hand side by the predictor's / corrector's arithmetic (the same expressions, in the same
+// order, as Apply / predictor / Corrector: results bitwise those of the par_loops and
+// cde_solve_s), then the four rows' substitutions side by side while they are in cache. Loops
+// run along s over contiguous rows (cs transposed once per call). Adjoint mode keeps the
+// recorded par_loops; these externals have no adjoint (never recorded: passive dats).
+
+// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
+// so both give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#else
+#define CDE_SIMD_CLONES __attribute__((noinline))
+#endif
+
+// cs as structure of arrays: component c of node i at soa[c * ns + i].
+const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
+  buf.resize(static_cast<std::size_t>(NCS) * ns);
+  const double* c0 = row_ptr(cs, 0);
+  const long long sc = stride0(cs);
+  for (int i = 0; i < ns; ++i)
+    for (int c = 0; c < NCS; ++c) buf[static_cast<std::size_t>(c) * ns + i] = c0[i * sc + c];
+  return buf.data();
+}
+// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
+template <class T>
+T* tile_row(const ExtDat<T>& e, int t, int j) {
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + j * g.s[1];
+}
+// The four rows' substitutions (rows d[q]; a repeated last row computes the same values), am and
+// u rebuilt from m and A1's entries (cs of the factorization as arrays sB, v and the Dirichlet
+// flag of each row): the products cde_factor_s stores, so the same bits.
+inline void subst4(int ns, const double* const* m, const double* sB, const double* v, const double* dv, double t,
+                   double* const* d) {
+  const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns,
+               *DSr = sB + DS * ns;
+  double y[4];
+  for (int q = 0; q < 4; ++q) y[q] = d[q][0] * m[q][0];
+  for (int q = 0; q < 4; ++q) d[q][0] = y[q];
+  for (int i = 1; i < ns; ++i) {
+    for (int q = 0; q < 4; ++q) {
+      const double a = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P0r[i] + Q0r[i]);
+      y[q] = d[q][i] * m[q][i] - (a * m[q][i]) * y[q];
+    }
+    for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+  }
+  for (int i = ns - 2; i >= 0; --i) {
+    for (int q = 0; q < 4; ++q) {
+      const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
+      y[q] = d[q][i] - (c * m[q][i]) * y[q];
+    }
+    for (int q = 0; q < 4; ++q) d[q][i] = y[q];
+  }
+}
+
+// One row j of (a0, a1h, a2) at every s node, the predictor's or corrector's outputs (Pred:
+// r1, h, g from csA (old) and csB (new); else the corrector: r1, g from csB and hin).
+template <bool Pred>
+CDE_SIMD_CLONES void explicit_row(int ns, const double* __restrict sA, const double* __restrict sB, const double* __restrict cvj,
+                  const double* __restrict um1, const double* __restrict u0, const double* __restrict up1,
+                  const double* __restrict up2, const double* __restrict hin, double* __restrict r1,
+                  double* __restrict h, double* __restrict g, double dt, double thdt, double e_old, double e_new) {
+  const double v = cvj[VV], W0v = cvj[W0], W1v = cvj[W0 + 1], W2v = cvj[W0 + 2], Ev = cvj[EE];
+  const double bm = cvj[BV0], b0 = cvj[BV0 + 1], bp = cvj[BV0 + 2], dv = cvj[DV];
+  const double *P0a = sA + P0 * ns, *P1a = sA + (P0 + 1) * ns, *P2a = sA + (P0 + 2) * ns;
+  const double *Q0a = sA + Q0 * ns, *Q1a = sA + (Q0 + 1) * ns, *Q2a = sA + (Q0 + 2) * ns;
+  const double *M0a = sA + MB0 * ns, *M1a = sA + (MB0 + 1) * ns, *M2a = sA + (MB0 + 2) * ns;
+  const double *N1a = sA + N1 * ns, *N2a = sA + N2 * ns, *N1b = sB + N1 * ns, *N2b = sB + N2 * ns;
+  const double *DSb = sB + DS * ns, *SSb = sB + SS * ns;
+  for (int i = 0; i < ns; ++i) {
+    const double um = u0[i - 1], uc = u0[i], up = u0[i + 1];
+    const double a1h = (v * P0a[i] + Q0a[i]) * um + (v * P1a[i] + Q1a[i]) * uc + (v * P2a[i] + Q2a[i]) * up;
+    const double a2 = W0v * um1[i] + W1v * uc + W2v * up1[i] + Ev * up2[i];
+    const double rm = bm * um1[i - 1] + b0 * um + bp * up1[i - 1];
+    const double rc = bm * um1[i] + b0 * uc + bp * up1[i];
+    const double rp = bm * um1[i + 1] + b0 * up + bp * up1[i + 1];
+    const double a0 = v * (M0a[i] * rm + M1a[i] * rc + M2a[i] * rp);
+    if (Pred) {
+      const double b_old = e_old * (v * N1a[i] + N2a[i]), b_new = e_new * (v * N1b[i] + N2b[i]);
+      const double F = a0 + a1h + b_old + a2;
+      r1[i] = uc + dt * F - thdt * (a1h + b_old) + thdt * b_new;
+      h[i] = uc + 0.5 * dt * F;
+    } else {
+      const double b_new = e_new * (v * N1b[i] + N2b[i]);
+      const double F = a0 + a1h + b_new + a2;
+      r1[i] = hin[i] + dt * F - thdt * a1h;  // dt: half_dt here
+    }
+    g[i] = -thdt * a2;
+  }
+  for (int i = 0; i < ns; ++i)  // Dirichlet nodes (a branch here keeps the loop above vectorisable)
+    if (DSb[i] + dv > 0) r1[i] = SSb[i] * e_new;
+}
+
+struct FusedArgs {
+  double dt, thdt, e_old, e_new;  // corrector: dt = half_dt
+  int ns, nv;
+  bool same;  // csA and csB are one dat
+};
+template <bool Pred>
+void fused_tile(const ExternalContext& ctx, const FusedArgs& A, const CD& u, const CD* hin, const CD& csA,
+                const CD& csB, const CD& cv, const CD& fm, const DD& r1, const DD* h, const DD& g) {
+  thread_local std::vector<double> bufA, bufB;
+  const double* sB = cs_soa(csB, A.ns, bufB);
+  const double* sA = A.same ? sB : cs_soa(csA, A.ns, bufA);
+  for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+    const int j0 = std::max(r1.row_lo(t), 0), j1 = std::min(r1.row_hi(t), A.nv);
+    for (int j = j0; j < j1; j += 4) {
+      const int L = std::min(4, j1 - j);
+      const double* m[4];
+      double* d[4];
+      double v[4], dv[4];
+      for (int q = 0; q < 4; ++q) {
+        const int r = j + std::min(q, L - 1);
+        d[q] = tile_row(r1, t, r);
+        m[q] = tile_row(fm, t, r);
+        v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
+        if (q >= L) continue;
+        explicit_row<Pred>(A.ns, sA, sB, row_ptr(cv, r), tile_row(u, t, r - 1), tile_row(u, t, r),
+                           tile_row(u, t, r + 1), tile_row(u, t, r + 2), Pred ? nullptr : tile_row(*hin, t, r), d[q],
+                           Pred ? tile_row(*h, t, r) : nullptr, tile_row(g, t, r), A.dt, A.thdt, A.e_old, A.e_new);
+      }
+      subst4(A.ns, m, sB, v, dv, A.thdt, d);
+    }
+  }
+}
+struct PredS {
+  FusedArgs A;
+  void operator()(const ExternalContext& ctx, CD u, CD csA, CD csB, CD cv, CD fm, DD r1, DD h, DD g) const {
+    fused_tile<true>(ctx, A, u, nullptr, csA, csB, cv, fm, r1, &h, g);
+  }
+};
+struct CorrS {
+  FusedArgs A;
+  void operator()(const ExternalContext& ctx, CD y2, CD hin, CD cs, CD cv, CD fm, DD r1, DD g) const {
+    fused_tile<false>(ctx, A, y2, &hin, cs, cs, cv, fm, r1, nullptr, g);
+  }
+};
+struct NoAdjoint {  // never called: the fused externals run on passive dats only
+  template <class... X>
+  void operator()(const ExternalContext& ctx, X&&...) const {
+    throw Error(std::string("cde: '") + ctx.name + "' has no adjoint (primal mode only)");
   }
 };
 
@@ -485,11 +925,14 @@ struct CdeSolver::Impl {
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
-  Dat<double> row;  // (R1 + G)(s, v_1), for the v = 0 elimination
-  Dat<double> m1a, m1b, m1c, m2a, m2b, m2c;
-  // Adjoint mode with damping: the damping steps' matrices (theta = 1), built with the others
-  // before the first step mark, so that no step writes data a later step reads.
-  std::unique_ptr<Dat<double>> d1a, d1b, d1c, d2a, d2b, d2c;
+  // Thomas factors (m, am, u) of I - th dt A1 (fs) and I - th dt A2 (fv); with damping steps,
+  // those of theta = 1 (fsd, fvd). Built before the first step mark (fs per step when the
+  // leverage depends on t), so that no step writes data a later step reads. Primal mode keeps m
+  // only (a and u are null): its substitutions rebuild am and u from the coefficient dats.
+  struct Factors {
+    std::unique_ptr<Dat<double>> m, a, u;
+  };
+  Factors fs, fv, fsd, fvd;
   mesh::Scalar<double> kappa, theta, sigma, rho, rd;
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
@@ -504,16 +947,17 @@ struct CdeSolver::Impl {
         cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
         U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
         R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
-        H(block, "cde_h", Halo{}, full(adj)), row(block, "cde_row", Halo{}, opts(1, {0}, adj)), m1a(block, "cde_m1a", Halo{}, full(adj)),
-        m1b(block, "cde_m1b", Halo{}, full(adj)), m1c(block, "cde_m1c", Halo{}, full(adj)),
-        m2a(block, "cde_m2a", Halo{}, full(adj)), m2b(block, "cde_m2b", Halo{}, full(adj)),
-        m2c(block, "cde_m2c", Halo{}, full(adj)), kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
+        H(block, "cde_h", Halo{}, full(adj)), 
+        kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
-    if (adj && cfg.damping > 0) {
-      auto mk = [&](const char* n) { return std::make_unique<Dat<double>>(block, n, Halo{}, full(true)); };
-      d1a = mk("cde_d1a"), d1b = mk("cde_d1b"), d1c = mk("cde_d1c");
-      d2a = mk("cde_d2a"), d2b = mk("cde_d2b"), d2c = mk("cde_d2c");
-    }
+    auto mk = [&](Factors& f, const std::string& n) {
+      f.m = std::make_unique<Dat<double>>(block, n + "_m", Halo{}, full(false));  // passive (see the solves)
+      if (!adj) return;  // primal mode: m only (the substitutions rebuild am and u)
+      f.a = std::make_unique<Dat<double>>(block, n + "_am", Halo{}, full(false));
+      f.u = std::make_unique<Dat<double>>(block, n + "_u", Halo{}, full(false));
+    };
+    mk(fs, "cde_fs"), mk(fv, "cde_fv");
+    if (cfg.damping > 0) mk(fsd, "cde_fsd"), mk(fvd, "cde_fvd");
     // Grids.
     const HestonParams& p = cfg.p;
     const double K = p.K, cc = K / 5, smax = cfg.smax_factor * K, vmax = cfg.vmax, dd = vmax / 500;
@@ -543,7 +987,8 @@ struct CdeSolver::Impl {
         }
     }
     lev.set_components([&](int i, int, int, int c) { return lev_s[c][std::clamp(i, 0, ns - 1)]; });
-    for (Dat<double>* d : {&csA, &csB, &cv, &U, &R1, &R2, &G, &H, &row}) d->set([](int, int, int) { return 0.0; });
+    // U is set by run(); R1, R2, G, H are zero from their allocation (their halos stay so).
+    for (Dat<double>* d : {&csA, &csB, &cv}) d->set([](int, int, int) { return 0.0; });
   }
 
   // Spot s on the leverage s nodes: node m and weight w of node m + 1 (w = 0 outside the nodes).
@@ -589,23 +1034,53 @@ struct CdeSolver::Impl {
               mesh::arg_dat(lev, mesh::READ), mesh::arg_dat(cs, mesh::WRITE), mesh::arg_scalar(rho),
               mesh::arg_scalar(sigma), mesh::arg_scalar(rd), mesh::arg_gbl(coef_args(cfg.p.T - tau)), mesh::arg_idx());
   }
-  void mat1(Dat<double>& cs, double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
-    par_loop("cde_mat1", block, block.interior(), Mat1{}, mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-             mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE), mesh::arg_dat(c, mesh::WRITE),
-             mesh::arg_gbl(MatArgs{thdt}));
+  // Factors of I - thdt A1 from cs (and cv), of I - thdt A2 from cv (and cs's Dirichlet flags).
+  void factor_s(Dat<double>& cs, double thdt, Factors& f) {
+    ExternalOptions o;
+    o.adjoint_reads = 0b11u;  // cs, cv
+    if (!f.a)  // primal mode: m only
+      execute_external("cde_factor_s", o, FactorSM{{thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(cs, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE));
+    else
+      execute_external("cde_factor_s", o, FactorS{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
+                       mesh::arg_dat(cs, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                       mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
-  void mat2(double thdt, Dat<double>& a, Dat<double>& b, Dat<double>& c) {
-    par_loop("cde_mat2", block, block.interior(), Mat2{}, mesh::arg_dat(csB, mesh::READ),
-             mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(a, mesh::WRITE), mesh::arg_dat(b, mesh::WRITE),
-             mesh::arg_dat(c, mesh::WRITE), mesh::arg_gbl(MatArgs{thdt}));
+  void factor_v(double thdt, Factors& f) {
+    ExternalOptions o;
+    o.adjoint_reads = 0b11u;
+    if (!f.a)
+      execute_external("cde_factor_v", o, FactorVM{{thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(csB, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE));
+    else
+      execute_external("cde_factor_v", o, FactorV{{thdt, ns, nv}}, FactorAdjoint{{thdt, ns, nv}},
+                       mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::WRITE),
+                       mesh::arg_dat(*f.a, mesh::WRITE), mesh::arg_dat(*f.u, mesh::WRITE));
   }
-  void mid(double e_new) {
-    static const mesh::Stencil row1(2, {0, 1}, "cde_row1");
-    par_loop("cde_mid_row", block, mesh::Range{0, ns, 0, 1}, MidRow{}, mesh::arg_dat(R1, row1, mesh::READ),
-             mesh::arg_dat(G, row1, mesh::READ), mesh::arg_dat(row, mesh::WRITE));
-    par_loop("cde_mid", block, block.interior(), Mid{}, mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ),
-             mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, st_up(), mesh::READ), mesh::arg_dat(row, mesh::READ),
-             mesh::arg_dat(R2, mesh::WRITE), mesh::arg_gbl(MidArgs{e_new}));
+  // x = (I - th dt A1)^{-1} x, by substitution with the factors f.
+  // cs: the coefficients the factors f were built from (their adjoint takes A1's).
+  void solve_s(Dat<double>& cs, double thdt, Factors& f, Dat<double>& x) {
+    ExternalOptions o;
+    o.per_tile = true;
+    o.adjoint_reads = 0b11111u;  // cs, cv, the factors (and the saved x)
+    execute_external("cde_solve_s", o, SolveS{thdt, ns, nv}, SolveSAdjoint{thdt, ns, nv}, mesh::arg_dat(cs, mesh::READ),
+                     mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(*f.a, mesh::READ),
+                     mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::RW));
+  }
+  // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
+  void solve_v(Factors& f, double thdt, double e_new, Dat<double>& x) {
+    ExternalOptions o;
+    if (!f.a) {  // primal mode
+      execute_external("cde_solve_v", o, SolveVM{{e_new, thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
+                       mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
+                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
+      return;
+    }
+    o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
+    execute_external("cde_solve_v", o, SolveV{{e_new, thdt, ns, nv}}, SolveVAdjoint{{e_new, thdt, ns, nv}},
+                     mesh::arg_dat(R1, mesh::READ), mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ),
+                     mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(*f.a, mesh::READ),
+                     mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
   }
 
   void run(Tape* tape) {
@@ -626,17 +1101,15 @@ struct CdeSolver::Impl {
       if (i < 0 || i >= ns || j < 0 || j >= nv) return 0.0;
       return j == nv - 1 ? sx[i] : u0[i];
     });
-    const bool varying = static_cast<bool>(cfg.leverage);
+    // L depends on t only with several leverage time nodes: then cs (and A1's factors) per step.
+    const bool varying = cfg.leverage && nt > 1;
     coef_v();
     coef_s(csB, 0.0);
-    double built = -1;  // th dt of the matrices m1, m2 built (primal mode: rebuilt when it changes)
-    if (adj) {  // every matrix before the first mark (m1 per step when the leverage varies)
-      if (!varying) mat1(csB, th * dt, m1a, m1b, m1c);
-      mat2(th * dt, m2a, m2b, m2c);
-      if (cfg.damping > 0) {
-        if (!varying) mat1(csB, dt, *d1a, *d1b, *d1c);
-        mat2(dt, *d2a, *d2b, *d2c);
-      }
+    if (!varying) factor_s(csB, th * dt, fs);
+    factor_v(th * dt, fv);
+    if (cfg.damping > 0) {
+      if (!varying) factor_s(csB, dt, fsd);
+      factor_v(dt, fvd);
     }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
@@ -646,22 +1119,33 @@ struct CdeSolver::Impl {
       if (varying) {
         coef_s(csA, t_old);
         coef_s(csB, t_new);
+        factor_s(csB, thdt, fs);
       }
-      const bool own = adj && damp;  // the damping matrices of adjoint mode
-      Dat<double>& A1a = own && !varying ? *d1a : m1a;
-      Dat<double>& A1b = own && !varying ? *d1b : m1b;
-      Dat<double>& A1c = own && !varying ? *d1c : m1c;
-      Dat<double>& A2a = own ? *d2a : m2a;
-      Dat<double>& A2b = own ? *d2b : m2b;
-      Dat<double>& A2c = own ? *d2c : m2c;
-      if (adj) {
-        if (varying) mat1(csB, thdt, m1a, m1b, m1c);
-      } else {
-        if (varying || built != thdt) mat1(csB, thdt, m1a, m1b, m1c);
-        if (built != thdt) mat2(thdt, m2a, m2b, m2c);
-        built = thdt;
-      }
+      Factors& F1 = damp && !varying ? fsd : fs;
+      Factors& F2 = damp ? fvd : fv;
       const PredArgs pa{dt, thdt, e_old, e_new};
+      if (!adj) {  // primal mode: the explicit stages fused with the s solves
+        ExternalOptions o;
+        o.per_tile = true;
+        Dat<double>& cA = varying ? csA : csB;
+        execute_external("cde_predictor_s", o, PredS{{dt, thdt, e_old, e_new, ns, nv, !varying}}, NoAdjoint{},
+                         mesh::arg_dat(U, mesh::READ), mesh::arg_dat(cA, mesh::READ),
+                         mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*F1.m, mesh::READ),
+                         mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE));
+        if (damp) {
+          solve_v(F2, thdt, e_new, U);
+        } else {
+          solve_v(F2, thdt, e_new, R2);
+          execute_external("cde_corrector_s", o, CorrS{{0.5 * dt, thdt, e_old, e_new, ns, nv, true}}, NoAdjoint{},
+                           mesh::arg_dat(R2, mesh::READ), mesh::arg_dat(H, mesh::READ),
+                           mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
+                           mesh::arg_dat(*F1.m, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
+                           mesh::arg_dat(G, mesh::WRITE));
+          solve_v(F2, thdt, e_new, U);
+        }
+        if (marks) tape->step();
+        continue;
+      }
       if (varying)
         par_loop("cde_predictor", block, block.interior(), Predictor2{}, mesh::arg_dat(U, st10(), mesh::READ),
                  mesh::arg_dat(csA, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
@@ -671,19 +1155,17 @@ struct CdeSolver::Impl {
         par_loop("cde_predictor", block, block.interior(), Predictor1{}, mesh::arg_dat(U, st10(), mesh::READ),
                  mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(R1, mesh::WRITE),
                  mesh::arg_dat(H, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE), mesh::arg_gbl(pa));
-      tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
-      mid(e_new);
+      solve_s(csB, thdt, F1, R1);
       if (damp) {
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
+        solve_v(F2, thdt, e_new, U);
       } else {
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, R2);
+        solve_v(F2, thdt, e_new, R2);
         par_loop("cde_corrector", block, block.interior(), Corrector{}, mesh::arg_dat(R2, st10(), mesh::READ),
                  mesh::arg_dat(H, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
                  mesh::arg_dat(R1, mesh::WRITE), mesh::arg_dat(G, mesh::WRITE),
                  mesh::arg_gbl(CorrArgs{0.5 * dt, thdt, e_new}));
-        tridiag_solve("cde_solve_s", 0, A1a, A1b, A1c, R1, R1);
-        mid(e_new);
-        tridiag_solve("cde_solve_v", 1, A2a, A2b, A2c, R2, U);
+        solve_s(csB, thdt, F1, R1);
+        solve_v(F2, thdt, e_new, U);
       }
       if (marks) tape->step();
     }

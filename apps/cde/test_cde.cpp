@@ -99,6 +99,26 @@ TEST(Cde, UnitLeverageFileIsBitwisePlain) {
   for (std::size_t q = 0; q < plain.size(); ++q) ASSERT_EQ(plain[q], lev[q]) << q;
 }
 
+// Primal mode runs the explicit stages fused with the s solves (cde_predictor_s / _corrector_s,
+// which read ghost rows on several tiles), adjoint mode the recorded par_loops and cde_solve_s:
+// the same arithmetic, so the same bits (plain, with damping, and a leverage that depends on t;
+// 1 and 3 tiles).
+TEST(Cde, PrimalFusedIsBitwiseAdjointMode) {
+  const auto skew = std::make_shared<Leverage>(read_leverage_csv(STARDIFF_CDE_TESTDATA "/leverage_skew.csv"));
+  for (int variant = 0; variant < 6; ++variant) {
+    SCOPED_TRACE(variant);
+    CdeConfig c = config(kCaseD, 48, 24, 8, variant % 3 == 1 ? 2 : 0);
+    if (variant % 3 == 2) c.leverage = skew;
+    c.tiles = variant < 3 ? 3 : 1;
+    std::vector<double> fused, recorded;
+    solve(c, &fused);
+    c.adjoint = true;
+    solve(c, &recorded);
+    ASSERT_EQ(fused.size(), recorded.size());
+    for (std::size_t q = 0; q < fused.size(); ++q) ASSERT_EQ(fused[q], recorded[q]) << q;
+  }
+}
+
 TEST(Cde, StepMarks) {
   SequentialExecutor ex;
   CdeSolver s(ex, config(kCaseA, 20, 10, 7, 2));

@@ -9,7 +9,9 @@
 // Per grid, R interleaved repeats (stardiff, then QuantLib), each timed from building the solver
 // (engine) to the price; prints medians and ranges, one line per grid:
 //   cde_vs_quantlib ns= nv= steps= stardiff_s= quantlib_s= stardiff_err= quantlib_err= ratio=
-// (errors relative to the analytic price, ratio = QuantLib's median time / stardiff's).
+// (errors relative to the analytic price, ratio = QuantLib's median time / stardiff's), then
+// ranges, prices and the process-CPU-time medians stardiff_cpu_s= quantlib_cpu_s= cpu_ratio=
+// (steadier than wall clock on a shared machine; a multi-threaded run counts every thread).
 // --accuracy: for each code, the fastest of its candidate grids whose relative error is at most
 // REL (default 1e-4), one line `cde_time_to_target ...`.
 // --adjoint: per grid, R interleaved repeats of the primal run (as above) and of the Greeks
@@ -75,22 +77,24 @@ double cpu_seconds() {
 }
 
 struct Run {
-  double seconds, price;
+  double seconds, price, cpu;  // wall clock, price, process CPU time
 };
 
 Run run_stardiff(Executor& ex, const HestonParams& p, const Grid& g) {
   CdeConfig c;
   c.p = p, c.ns = g.ns, c.nv = g.nv, c.steps = g.steps;
+  const double c0 = cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   CdeSolver s(ex, c);
   s.run();
   const double price = s.price();
-  return {apps::seconds_since(t0), price};
+  return {apps::seconds_since(t0), price, cpu_seconds() - c0};
 }
 Run run_quantlib(const HestonParams& p, const Grid& g) {
+  const double c0 = cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   const double price = ql_fd_call(p, g.ns, g.nv, g.steps, 0);
-  return {apps::seconds_since(t0), price};
+  return {apps::seconds_since(t0), price, cpu_seconds() - c0};
 }
 
 }  // namespace
@@ -162,20 +166,22 @@ int main(int argc, char** argv) {
     }
     if (!accuracy) {
       for (const Grid& g : grids) {
-        std::vector<double> ts, tq;
+        std::vector<double> ts, tq, cs, cq;
         double ps = 0, pq = 0;
         for (int r = 0; r < repeats; ++r) {
           const Run a = run_stardiff(*ex, p, g), b = run_quantlib(p, g);
           ts.push_back(a.seconds), tq.push_back(b.seconds);
+          cs.push_back(a.cpu), cq.push_back(b.cpu);
           ps = a.price, pq = b.price;
         }
-        const double ms = median(ts), mq = median(tq);
+        const double ms = median(ts), mq = median(tq), mcs = median(cs), mcq = median(cq);
         std::printf("cde_vs_quantlib ns=%d nv=%d steps=%d stardiff_s=%.4g quantlib_s=%.4g stardiff_err=%.3g "
                     "quantlib_err=%.3g ratio=%.3g stardiff_range=[%.4g,%.4g] quantlib_range=[%.4g,%.4g] "
-                    "stardiff_price=%.12g quantlib_price=%.12g\n",
+                    "stardiff_price=%.12g quantlib_price=%.12g stardiff_cpu_s=%.4g quantlib_cpu_s=%.4g cpu_ratio=%.3g\n",
                     g.ns, g.nv, g.steps, ms, mq, std::abs(ps - exact) / exact, std::abs(pq - exact) / exact, mq / ms,
                     *std::min_element(ts.begin(), ts.end()), *std::max_element(ts.begin(), ts.end()),
-                    *std::min_element(tq.begin(), tq.end()), *std::max_element(tq.begin(), tq.end()), ps, pq);
+                    *std::min_element(tq.begin(), tq.end()), *std::max_element(tq.begin(), tq.end()), ps, pq, mcs,
+                    mcq, mcq / mcs);
         std::fflush(stdout);
       }
       return 0;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // src/adjoint/external_tridiag.cpp — tridiag_solve as an external function (see tridiag.hpp):
-// the batched Thomas kernels of codelets/cpu/mesh/tridiag on tile views or gathered copies.
+// the batched Thomas kernels of codelets/cpu/mesh/tridiag on tile views, or (lines across
+// tiles) the same arithmetic on the tiles' rows in place.
 #include "stardiff/adjoint/tridiag.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <vector>
 
 #include "cpu/mesh/tridiag.hpp"
@@ -49,44 +52,6 @@ TridiagArray tile_array(const E& e, int t, const Geo& G, int r0) {
 }
 TridiagConstArray cview(const TridiagArray& a) { return {a.p, {a.s[0], a.s[1], a.s[2]}}; }
 
-// Gathered copy of the interior (x fastest) over all tiles of the task, and back.
-template <class E, class F>
-void for_tile_points(const E& e, const Geo& G, F f) {
-  for (int t = e.tile_lo(); t < e.tile_hi(); ++t) {
-    int r0, r1;
-    rows(e, t, G, r0, r1);
-    if (r0 >= r1) continue;
-    TridiagArray a = tile_array(e, t, G, r0);
-    long long n[3] = {G.size[0], G.size[1], G.size[2]}, off[3] = {0, 0, 0};
-    n[G.outer()] = r1 - r0;
-    off[G.outer()] = r0 - G.base[G.outer()];
-    for (long long k = 0; k < n[2]; ++k)
-      for (long long j = 0; j < n[1]; ++j)
-        for (long long i = 0; i < n[0]; ++i) {
-          const long long c = (i + off[0]) + G.size[0] * ((j + off[1]) + G.size[1] * (k + off[2]));
-          f(a.p[i * a.s[0] + j * a.s[1] + k * a.s[2]], c);
-        }
-  }
-}
-struct Gathered {
-  std::vector<double> v;
-  TridiagArray arr(const Geo& G) {
-    return v.empty() ? TridiagArray{nullptr, {0, 0, 0}}
-                     : TridiagArray{v.data(), {1, G.size[0], 1LL * G.size[0] * G.size[1]}};
-  }
-};
-template <class E>
-Gathered gather(const E& e, const Geo& G) {
-  Gathered g;
-  if (!e.valid()) return g;
-  g.v.resize(static_cast<std::size_t>(G.points()));
-  for_tile_points(e, G, [&](double& x, long long c) { g.v[c] = x; });
-  return g;
-}
-void scatter(const D& e, const Geo& G, const Gathered& g) {
-  if (e.valid()) for_tile_points(e, G, [&](double& x, long long c) { x = g.v[c]; });
-}
-
 TridiagBox box_of(const Geo& G, long long outer_rows) {
   TridiagBox b{{G.size[0], G.size[1], G.size[2]}, G.axis};
   b.n[G.outer()] = outer_rows;
@@ -100,8 +65,8 @@ void check(const TridiagStatus& st, const ExternalContext& ctx) {
                 " (of tile " + std::to_string(ctx.tile_lo) + "'s part), row " + std::to_string(st.first_row));
 }
 
-// Lines along the outer axis cross tiles: gathered, unless the task holds the only tile.
-bool gathered(const Geo& G, const ExternalContext& ctx) { return G.axis == G.outer() && ctx.tile_hi - ctx.tile_lo > 1; }
+// Lines along the outer axis cross tiles, unless the task holds the only tile.
+bool across(const Geo& G, const ExternalContext& ctx) { return G.axis == G.outer() && ctx.tile_hi - ctx.tile_lo > 1; }
 
 // Work space of the Thomas kernels, kept per thread between calls (large buffers would
 // otherwise be mapped and faulted in afresh by every call).
@@ -111,16 +76,179 @@ double* work_buffer(std::size_t n) {
   return buf.data();
 }
 
+// Lines along the outer axis, solved in place across the task's tiles (no copies): per row r of
+// the outer axis a pointer p[r] into the tile that owns it; element (line li + n0 lj, row r) at
+// p[r] + li s0 + lj s1. The arithmetic per line is that of the Thomas kernels
+// (codelets/cpu/mesh/tridiag.cpp), so results equal those of one tile bitwise.
+struct RowTable {
+  std::vector<double*> p;
+  long long s0 = 0, s1 = 0;
+  double* at(long long r, long long li, long long lj) const { return p[r] + li * s0 + lj * s1; }
+};
+template <class E>
+RowTable row_table(const E& e, const Geo& G) {
+  RowTable T;
+  if (!e.valid()) return T;
+  const int o = G.outer();
+  T.p.assign(static_cast<std::size_t>(G.size[o]), nullptr);
+  for (int t = e.tile_lo(); t < e.tile_hi(); ++t) {
+    int r0, r1;
+    rows(e, t, G, r0, r1);
+    if (r0 >= r1) continue;
+    const TridiagArray a = tile_array(e, t, G, r0);
+    for (int r = r0; r < r1; ++r) T.p[r - G.base[o]] = a.p + static_cast<long long>(r - r0) * a.s[o];
+    T.s0 = a.s[0];
+    T.s1 = o == 2 ? a.s[1] : 0;
+  }
+  return T;
+}
+inline bool good_pivot(double m) { return m != 0.0 && std::fabs(m) <= DBL_MAX; }
+struct LineShape {
+  long long n, n0, n1, nl;  // rows, lines along axis 0 and 1, lines
+};
+LineShape shape(const Geo& G) {
+  const int o = G.outer();
+  const long long n0 = o >= 1 ? G.size[0] : 1, n1 = o == 2 ? G.size[1] : 1;
+  return {G.size[o], n0, n1, n0 * n1};
+}
+long long* line_rows(long long nl) {
+  thread_local std::vector<long long> fr;
+  if (static_cast<long long>(fr.size()) < nl) fr.resize(static_cast<std::size_t>(nl));
+  return fr.data();
+}
+TridiagStatus status_of(const long long* fr, long long nl) {
+  TridiagStatus st;
+  for (long long l = 0; l < nl; ++l)
+    if (fr[l] >= 0) {
+      if (st.bad_lines++ == 0) st.first_line = l, st.first_row = fr[l];
+    }
+  return st;
+}
+
+void solve_rows(const ExternalContext& ctx, const Geo& G, const RowTable& A, const RowTable& B, const RowTable& C,
+                const RowTable& D, const RowTable& X) {
+  const LineShape S = shape(G);
+  const long long n = S.n, nl = S.nl;
+  if (n <= 0 || nl <= 0) return;
+  double* cp = work_buffer(static_cast<std::size_t>(n * nl));
+  long long* fr = line_rows(nl);
+  for (long long r = 0; r < n; ++r) {
+    const bool last = r == n - 1;
+    for (long long lj = 0; lj < S.n1; ++lj) {
+      const double *Ar = A.at(r, 0, lj), *Br = B.at(r, 0, lj), *Cr = C.at(r, 0, lj), *Dr = D.at(r, 0, lj);
+      double* Xr = X.at(r, 0, lj);
+      const double* Xp = r > 0 ? X.at(r - 1, 0, lj) : nullptr;
+      double* cc = cp + r * nl + lj * S.n0;
+      const double* cprev = cc - nl;
+      long long* f = fr + lj * S.n0;
+      if (r == 0) {
+        for (long long li = 0; li < S.n0; ++li) {
+          const double bb = Br[li * B.s0];
+          f[li] = good_pivot(bb) ? -1 : 0;
+          cc[li] = n > 1 ? Cr[li * C.s0] / bb : 0.0;
+          Xr[li * X.s0] = Dr[li * D.s0] / bb;
+        }
+        continue;
+      }
+#pragma GCC ivdep
+      for (long long li = 0; li < S.n0; ++li) {
+        const double aa = Ar[li * A.s0];
+        const double m = Br[li * B.s0] - aa * cprev[li];
+        f[li] = (f[li] < 0 && !good_pivot(m)) ? r : f[li];
+        cc[li] = last ? 0.0 : Cr[li * C.s0] / m;
+        Xr[li * X.s0] = (Dr[li * D.s0] - aa * Xp[li * X.s0]) / m;
+      }
+    }
+  }
+  for (long long r = n - 2; r >= 0; --r)
+    for (long long lj = 0; lj < S.n1; ++lj) {
+      double* Xr = X.at(r, 0, lj);
+      const double* Xn = X.at(r + 1, 0, lj);
+      const double* cc = cp + r * nl + lj * S.n0;
+#pragma GCC ivdep
+      for (long long li = 0; li < S.n0; ++li) Xr[li * X.s0] = Xr[li * X.s0] - cc[li] * Xn[li * X.s0];
+    }
+  check(status_of(fr, nl), ctx);
+}
+
+// The adjoint across tiles (xbar consumed; DB may be XB: in place).
+void adjoint_rows(const ExternalContext& ctx, const Geo& G, const RowTable& A, const RowTable& B, const RowTable& C,
+                  const RowTable& X, const RowTable& XB, const RowTable& AB, const RowTable& BB, const RowTable& CB,
+                  const RowTable& DB) {
+  const LineShape S = shape(G);
+  const long long n = S.n, nl = S.nl;
+  if (n <= 0 || nl <= 0) return;
+  double* w1 = work_buffer(static_cast<std::size_t>(2 * n * nl));
+  double* w2 = w1 + n * nl;
+  long long* fr = line_rows(nl);
+  // Transposed system: sub-diagonal c_{r-1}, diagonal b_r, super-diagonal a_{r+1}.
+  for (long long r = 0; r < n; ++r) {
+    const bool last = r == n - 1;
+    for (long long lj = 0; lj < S.n1; ++lj) {
+      const double* Br = B.at(r, 0, lj);
+      const double* An = last ? nullptr : A.at(r + 1, 0, lj);
+      double* XBr = XB.at(r, 0, lj);
+      double *w1c = w1 + r * nl + lj * S.n0, *w2c = w2 + r * nl + lj * S.n0;
+      long long* f = fr + lj * S.n0;
+      if (r == 0) {
+        for (long long li = 0; li < S.n0; ++li) {
+          const double bb = Br[li * B.s0];
+          f[li] = good_pivot(bb) ? -1 : 0;
+          w1c[li] = n > 1 ? An[li * A.s0] / bb : 0.0;
+          const double xb = XBr[li * XB.s0];
+          XBr[li * XB.s0] = 0.0;
+          w2c[li] = xb / bb;
+        }
+        continue;
+      }
+      const double* Cp = C.at(r - 1, 0, lj);
+      const double *w1p = w1c - nl, *w2p = w2c - nl;
+#pragma GCC ivdep
+      for (long long li = 0; li < S.n0; ++li) {
+        const double cc = Cp[li * C.s0];
+        const double m = Br[li * B.s0] - cc * w1p[li];
+        f[li] = (f[li] < 0 && !good_pivot(m)) ? r : f[li];
+        w1c[li] = last ? 0.0 : An[li * A.s0] / m;
+        const double xb = XBr[li * XB.s0];
+        w2c[li] = (xb - cc * w2p[li]) / m;
+        XBr[li * XB.s0] = 0.0;
+      }
+    }
+  }
+  for (long long r = n - 2; r >= 0; --r) {
+    const double *w1c = w1 + r * nl, *w2n = w2 + (r + 1) * nl;
+    double* w2c = w2 + r * nl;
+    for (long long l = 0; l < nl; ++l) w2c[l] = w2c[l] - w1c[l] * w2n[l];
+  }
+  for (long long r = 0; r < n; ++r)
+    for (long long lj = 0; lj < S.n1; ++lj) {
+      const double* g = w2 + r * nl + lj * S.n0;
+      const double *Xr = X.at(r, 0, lj), *Xp = r > 0 ? X.at(r - 1, 0, lj) : nullptr,
+                   *Xn = r + 1 < n ? X.at(r + 1, 0, lj) : nullptr;
+      if (!DB.p.empty()) {
+        double* P = DB.at(r, 0, lj);
+        for (long long li = 0; li < S.n0; ++li) P[li * DB.s0] += g[li];
+      }
+      if (!BB.p.empty()) {
+        double* P = BB.at(r, 0, lj);
+        for (long long li = 0; li < S.n0; ++li) P[li * BB.s0] -= g[li] * Xr[li * X.s0];
+      }
+      if (!AB.p.empty() && Xp) {
+        double* P = AB.at(r, 0, lj);
+        for (long long li = 0; li < S.n0; ++li) P[li * AB.s0] -= g[li] * Xp[li * X.s0];
+      }
+      if (!CB.p.empty() && Xn) {
+        double* P = CB.at(r, 0, lj);
+        for (long long li = 0; li < S.n0; ++li) P[li * CB.s0] -= g[li] * Xn[li * X.s0];
+      }
+    }
+  check(status_of(fr, nl), ctx);
+}
+
 // x = A^{-1} d (x may be d's storage).
 void solve(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, const CD& c, const CD& d, const D& x) {
-  if (gathered(G, ctx)) {
-    Gathered ga = gather(a, G), gb = gather(b, G), gc = gather(c, G), gd = gather(d, G);
-    const TridiagBox box = box_of(G, G.size[G.outer()]);
-    double* work = work_buffer(cpu::tridiag_solve_work_size(box));
-    check(cpu::tridiag_solve_cpu(box, cview(ga.arr(G)), cview(gb.arr(G)), cview(gc.arr(G)), cview(gd.arr(G)),
-                                 gd.arr(G), work),
-          ctx);
-    scatter(x, G, gd);
+  if (across(G, ctx)) {
+    solve_rows(ctx, G, row_table(a, G), row_table(b, G), row_table(c, G), row_table(d, G), row_table(x, G));
     return;
   }
   for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
@@ -139,21 +267,10 @@ void solve(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, c
 // The adjoint: xbar consumed; in place (xbar and dbar the same storage) dbar = g.
 void adjoint(const ExternalContext& ctx, const Geo& G, const CD& a, const D& abar, const CD& b, const D& bbar,
              const CD& c, const D& cbar, const CD& x, const D& xbar, const D& dbar, bool inplace) {
-  if (gathered(G, ctx)) {
-    Gathered ga = gather(a, G), gb = gather(b, G), gc = gather(c, G), gx = gather(x, G), gxb = gather(xbar, G);
-    Gathered gab = gather(abar, G), gbb = gather(bbar, G), gcb = gather(cbar, G);
-    Gathered gdb = inplace ? Gathered{} : gather(dbar, G);
-    Gathered& dst = inplace ? gxb : gdb;
-    const TridiagBox box = box_of(G, G.size[G.outer()]);
-    double* work = work_buffer(cpu::tridiag_adjoint_work_size(box));
-    check(cpu::tridiag_adjoint_cpu(box, cview(ga.arr(G)), cview(gb.arr(G)), cview(gc.arr(G)), cview(gx.arr(G)),
-                                   gxb.arr(G), true, gab.arr(G), gbb.arr(G), gcb.arr(G), dst.arr(G), work),
-          ctx);
-    scatter(abar, G, gab);
-    scatter(bbar, G, gbb);
-    scatter(cbar, G, gcb);
-    scatter(xbar, G, gxb);  // in place: g; otherwise zeros (consumed)
-    if (!inplace) scatter(dbar, G, gdb);
+  if (across(G, ctx)) {
+    const RowTable xb = row_table(xbar, G);
+    adjoint_rows(ctx, G, row_table(a, G), row_table(b, G), row_table(c, G), row_table(x, G), xb, row_table(abar, G),
+                 row_table(bbar, G), row_table(cbar, G), inplace ? xb : row_table(dbar, G));
     return;
   }
   for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {

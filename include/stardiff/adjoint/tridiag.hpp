@@ -8,7 +8,8 @@
 //    row and c at its last are not read). All five dats: one block, one component, equal size
 //    and base. &x == &d solves in place (d RW); otherwise x is WRITE.
 //  * Tasks: axis below the outer (tiled) axis: one task per tile (lines stay in a tile); along
-//    the outer axis: one task over all tiles (lines cross tiles; gathered, solved, scattered).
+//    the outer axis: one task over all tiles (lines cross tiles; solved in place on the tiles'
+//    rows, no copies).
 //  * Adjoint (recorded when a tape is active): g = A^{-T} xbar, dbar += g (in place: dbar = g),
 //    bbar -= g x, abar_i -= g_i x_{i-1}, cbar_i -= g_i x_{i+1}; xbar consumed. recompute:
 //    the adjoint re-solves instead of keeping x (execute_external_recompute).
