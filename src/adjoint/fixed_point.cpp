@@ -171,7 +171,7 @@ struct FixedPointNode final : mesh::RecordedLoop {
     for (auto& s : state) {
       Handle& h = s.dat->adjoint_tile(s.tile);
       auto guard = h.acquire(Access::R);
-      const void* p = h.host_view().ptr;
+      const void* p = guard.data();
       const bool dbl = s.dat->elemsize() == 8;
       for (std::size_t i = 0; i < s.offs.size(); ++i) {
         const double v = dbl ? static_cast<const double*>(p)[s.offs[i]]

@@ -93,16 +93,24 @@ DatBase::DatBase(Block& block, std::string name, Halo halo, DatOptions opts, std
   }
   for (int t = 0; t < nt; ++t) {
     std::size_t n = tile_rows(t) * static_cast<std::size_t>(row_len());
-    mem_.push_back(alloc_zeroed(n * elemsize_));
-    tiles_.push_back(Handle::vector(mem_.back(), n, elemsize_, name_ + "[" + std::to_string(t) + "]"));
     const int owner = has_[o] ? owners_[t] : 0;
-    tiles_.back().set_owner(owner);
-    if (active_) {
-      adj_mem_.push_back(alloc_zeroed(n * elemsize_));
-      adj_tiles_.push_back(Handle::vector(adj_mem_.back(), n, elemsize_, name_ + "_a1s[" + std::to_string(t) + "]"));
-      adj_tiles_.back().set_owner(owner);
-    }
+    tiles_.push_back(tile_handle(owner, n, name_ + "[" + std::to_string(t) + "]", mem_));
+    if (active_) adj_tiles_.push_back(tile_handle(owner, n, name_ + "_a1s[" + std::to_string(t) + "]", adj_mem_));
   }
+}
+
+bool DatBase::local(int owner) const { return !block_->executor().distributed() || owner == mpi_rank(); }
+
+Handle DatBase::tile_handle(int owner, std::size_t n, const std::string& name, std::vector<void*>& mem) {
+  if (local(owner)) {
+    mem.push_back(alloc_zeroed(n * elemsize_));
+    local_bytes_ += n * elemsize_;
+  } else {
+    mem.push_back(nullptr);  // another rank's tile: StarPU-MPI allocates a copy when a task here needs it
+  }
+  Handle h = mem.back() ? Handle::vector(mem.back(), n, elemsize_, name) : Handle::managed_vector(n, elemsize_, name);
+  h.set_owner(owner);
+  return h;
 }
 
 DatBase::~DatBase() {
@@ -142,10 +150,8 @@ Handle& DatBase::adjoint_partial(int t) {
   require(active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
   while (static_cast<int>(adj_part_.size()) <= t) {
     const std::size_t n = tile_rows(0) * static_cast<std::size_t>(row_len());
-    part_mem_.push_back(alloc_zeroed(n * elemsize_));
-    adj_part_.push_back(Handle::vector(part_mem_.back(), n, elemsize_,
-                                       name_ + "_a1s_part[" + std::to_string(adj_part_.size()) + "]"));
-    adj_part_.back().set_owner(owners_.at(adj_part_.size() - 1));
+    const int i = static_cast<int>(adj_part_.size());
+    adj_part_.push_back(tile_handle(owners_.at(i), n, name_ + "_a1s_part[" + std::to_string(i) + "]", part_mem_));
   }
   return adj_part_[t];
 }
@@ -206,13 +212,17 @@ void DatBase::host_copy_out(bool adjoint, void* dst) {
   const std::size_t rb = row_len() * elemsize_;
   for (int t = 0; t < nt; ++t) {
     Handle& h = adjoint ? adj_tiles_[t] : tiles_[t];
-    auto guard = h.acquire(Access::R);
-    int e0 = t == 0 ? -dm_[o] : row0_[t];
-    int e1 = t == nt - 1 ? size_[o] + dp_[o] : row0_[t + 1];
-    int local0 = e0 - (row0_[t] - dm_[o]);
-    std::memcpy(static_cast<unsigned char*>(dst) + static_cast<std::size_t>(e0 + dm_[o]) * rb,
-                static_cast<unsigned char*>(h.host_view().ptr) + static_cast<std::size_t>(local0) * rb,
-                static_cast<std::size_t>(e1 - e0) * rb);
+    {
+      auto guard = h.acquire(Access::R);
+      int e0 = t == 0 ? -dm_[o] : row0_[t];
+      int e1 = t == nt - 1 ? size_[o] + dp_[o] : row0_[t + 1];
+      int local0 = e0 - (row0_[t] - dm_[o]);
+      std::memcpy(static_cast<unsigned char*>(dst) + static_cast<std::size_t>(e0 + dm_[o]) * rb,
+                  static_cast<const unsigned char*>(guard.data()) + static_cast<std::size_t>(local0) * rb,
+                  static_cast<std::size_t>(e1 - e0) * rb);
+    }
+    // Distributed: the ranks that do not own the tile free the copy this read brought them.
+    if (block_->executor().distributed()) h.drop_remote_copies();
   }
 }
 
@@ -220,12 +230,27 @@ void DatBase::host_fill(bool adjoint, const std::function<void(void*, int, int, 
   check_not_in_external(name_);
   require(!adjoint || active_, "stardiff::mesh::Dat '" + name_ + "' is passive: it has no adjoint");
   if (adjoint) adj_dirty_ = true;
-  const int o = dims_ - 1, nt = tiles();
-  const std::size_t rb = row_len() * elemsize_;
+  const int nt = tiles();
+  const bool dist = block_->executor().distributed();
   for (int t = 0; t < nt; ++t) {
     Handle& h = adjoint ? adj_tiles_[t] : tiles_[t];
-    auto guard = h.acquire(Access::RW);
-    auto* buf = static_cast<unsigned char*>(h.host_view().ptr);
+    if (dist) {
+      // The owner alone writes the tile (every element: W, no collective read first); the
+      // other ranks drop whatever copy of it they hold.
+      if (local(h.owner())) fill_tile(t, h.acquire(Access::W).data(), f, zero_ghosts);
+      h.drop_remote_copies();
+    } else {
+      fill_tile(t, h.acquire(Access::RW).data(), f, zero_ghosts);
+    }
+  }
+  if (!adjoint) stale_ = false;
+}
+
+void DatBase::fill_tile(int t, void* data, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts) {
+  const int o = dims_ - 1, nt = tiles();
+  const std::size_t rb = row_len() * elemsize_;
+  {
+    auto* buf = static_cast<unsigned char*>(data);
     const int first = row0_[t] - dm_[o];
     for (int r = 0; r < static_cast<int>(tile_rows(t)); ++r) {
       const int e = first + r;
@@ -247,7 +272,6 @@ void DatBase::host_fill(bool adjoint, const std::function<void(void*, int, int, 
         }
     }
   }
-  if (!adjoint) stale_ = false;
 }
 
 }  // namespace stardiff::mesh

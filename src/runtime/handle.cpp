@@ -108,6 +108,8 @@ HostAccess Handle::acquire(Access mode) const {
   return HostAccess(&h, h.view.ptr != nullptr ? h.view.ptr : detail::starpu_local_ptr(h));
 }
 
+void Handle::drop_remote_copies() { detail::starpu_drop_remote_copies(checked(impl_)); }
+
 HostAccess::~HostAccess() {
   if (impl_) detail::starpu_release(*impl_);
 }

@@ -42,6 +42,7 @@ void starpu_unregister(HandleImpl& h) noexcept;
 void starpu_acquire(HandleImpl& h, Access mode);
 void* starpu_local_ptr(HandleImpl& h);  // main-RAM pointer of an acquired handle
 void starpu_release(HandleImpl& h) noexcept;
+void starpu_drop_remote_copies(HandleImpl& h);  // Handle::drop_remote_copies
 // Plans and submits a partition of `parent` into children (already holding host views).
 void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n);
 void starpu_unpartition(HandleImpl& parent, HandleImpl** children, std::size_t n) noexcept;

@@ -4,7 +4,9 @@
 // a reduction and an active scalar, and a taped adjoint, each bitwise equal to the
 // sequential executor's result computed on every rank; collective host reads; the errors
 // (mismatched distributions, owner set after registration, a rank out of range, a task
-// failing on rank 1 reported on both). Every test skips unless the runtime runs on >= 2 ranks.
+// failing on rank 1 reported on both); a rank allocating only the tiles it owns, and host
+// writes on the owner reaching the copies other ranks had cached. Every test skips unless
+// the runtime runs on >= 2 ranks.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -132,6 +134,52 @@ TEST(MeshMpi, DistributedLoopsAndAdjointEqualSequential) {
       expect_bitwise(run(ex, tiles, rebalance), want);
     }
   }
+}
+
+// Smooth u into u2, then set u anew (the owner alone writes it) and smooth again: the
+// copies of u's tiles that the first sweep's halo exchanges left on the other rank must
+// not be reused.
+std::vector<double> smooth_set_smooth(Executor& ex) {
+  mesh::Block b(ex, "grid", {9, 12}, 4);
+  mesh::Dat<double> u(b, "u", mesh::Halo(1), {.active = false}), u2(b, "u2", mesh::Halo(1), {.active = false}),
+      s(b, "s", mesh::Halo(1), {.active = false});
+  mesh::Stencil five(2, {0, 0, -1, 0, 1, 0, 0, -1, 0, 1}, "five");
+  s.set([](int, int, int) { return 1.0; });
+  u.set([](int i, int j, int) { return 1.0 * i + 0.5 * j; });
+  mesh::par_loop_passive("smooth", b, b.interior(), Smooth{}, mesh::arg_dat(u, five, mesh::READ),
+                         mesh::arg_dat(s, mesh::READ), mesh::arg_dat(u2, mesh::WRITE));
+  u.set([](int i, int j, int) { return 3.0 * i * j - 2.0 * j; });
+  mesh::par_loop_passive("smooth", b, b.interior(), Smooth{}, mesh::arg_dat(u, five, mesh::READ),
+                         mesh::arg_dat(s, mesh::READ), mesh::arg_dat(u2, mesh::WRITE));
+  return u2.values().data;
+}
+
+TEST(MeshMpi, RankAllocatesOnlyItsTiles) {
+  REQUIRE_RANKS();
+  StarpuExecutor ex;
+  ASSERT_TRUE(ex.distributed());
+  mesh::Block b(ex, "g", {10, 16}, 4);  // rows 0-3, 4-7 on rank 0; 8-11, 12-15 on rank 1
+  mesh::Dat<double> u(b, "u", mesh::Halo(1)), p(b, "p", mesh::Halo(1), {.active = false});
+  std::size_t want = 0;
+  for (int t = 0; t < b.tiles(); ++t)
+    if (b.owner(t) == mpi_rank()) want += static_cast<std::size_t>(b.bound(t + 1) - b.bound(t) + 2) * 12 * 8;
+  EXPECT_EQ(p.local_bytes(), want);      // passive: the primal tiles only
+  EXPECT_EQ(u.local_bytes(), 2 * want);  // active: primal and adjoint
+  EXPECT_LT(u.local_bytes(), 2 * u.bytes());
+  SequentialExecutor seq;  // runs everything on every rank: holds every tile
+  mesh::Block bs(seq, "g", {10, 16}, 4);
+  mesh::Dat<double> q(bs, "q", mesh::Halo(1), {.active = false});
+  EXPECT_EQ(q.local_bytes(), q.bytes());
+}
+
+TEST(MeshMpi, HostWriteReachesCachedCopies) {
+  REQUIRE_RANKS();
+  SequentialExecutor seq;
+  const std::vector<double> want = smooth_set_smooth(seq);
+  StarpuExecutor ex;
+  const std::vector<double> got = smooth_set_smooth(ex);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)), 0);
 }
 
 TEST(MeshMpi, HostReadSeesOwnersData) {

@@ -25,8 +25,12 @@
 //    added in tile order. A dat lacking only inner axes is tiled with row length 1 there.
 //    set() / values() use index 0 along missing axes (DatView broadcasts them too).
 //  * StarPU-MPI: tile t (primal, adjoint, adjoint partials) is owned by block().owner(t)
-//    as it was when the dat was made (owners()); an untiled dat by rank 0. Host access is
-//    collective (every rank calls it; reads gather every tile on every rank).
+//    as it was when the dat was made (owners()); an untiled dat by rank 0. On a distributed
+//    executor (Executor::distributed()) a rank allocates host memory only for the tiles it
+//    owns (local_bytes()); StarPU-MPI allocates copies of other ranks' tiles where a task
+//    needs them. Host access is collective (every rank calls it): set* writes on the owner
+//    only, values()/adjoint() bring every tile to every rank for the copy and drop the
+//    copies of other ranks' tiles afterwards.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -116,6 +120,8 @@ class DatBase : public Tracked {
   Handle& adjoint_partial(int t);
   void sum_adjoint_partials(const std::vector<int>& tiles, const std::string& loop);
   std::size_t bytes() const;  // primal storage (ghosts included)
+  // Host memory this rank allocated for tiles (primal, adjoint, adjoint partials).
+  std::size_t local_bytes() const { return local_bytes_; }
 
   // Ghost-row state (used by loops and the tape).
   bool ghosts_stale() const { return stale_; }
@@ -151,6 +157,12 @@ class DatBase : public Tracked {
   bool stale_ = false;
   int id_;
   std::vector<int> owners_;
+  std::size_t local_bytes_ = 0;
+
+ private:
+  bool local(int owner) const;  // this rank holds the tiles of `owner` in its own memory
+  Handle tile_handle(int owner, std::size_t n, const std::string& name, std::vector<void*>& mem);
+  void fill_tile(int t, void* data, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts);
 };
 
 template <class T>

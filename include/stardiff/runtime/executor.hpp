@@ -70,6 +70,10 @@ class Executor {
   // Algorithms size their task grain from this, never from the kind or the environment.
   virtual int concurrency() const = 0;
   virtual std::size_t tasks_submitted() const = 0;
+  // True when tasks run on the rank owning the data they write and a rank holds only the
+  // data it owns plus what StarPU-MPI brings it (StarpuExecutor under StarPU-MPI with more
+  // than one rank); every other executor runs everything on every rank.
+  virtual bool distributed() const { return false; }
 
   template <class A>
   void submit(const Codelet& cl, const A& args, std::initializer_list<DataAccess> data,

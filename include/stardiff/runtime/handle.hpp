@@ -118,6 +118,12 @@ class Handle {
   // Blocks the caller until tasks on this handle finish, makes host memory valid
   // for `mode`, releases at scope exit of the returned guard.
   HostAccess acquire(Access mode = Access::R) const;
+  // StarPU-MPI: the ranks other than the owner drop their copies of this handle (their
+  // next task on it receives it from the owner again; StarPU may free the memory) and the
+  // owner forgets having sent them. Collective: every rank calls it at the same point,
+  // e.g. after the owner alone wrote the handle from the host. No effect without MPI, on
+  // kEveryRank handles and on handles StarPU has not registered.
+  void drop_remote_copies();
 
   // Split into nparts blocks along the outermost dimension (vector: x; matrix: columns).
   // Children are valid while the returned Partition lives; the parent must not be

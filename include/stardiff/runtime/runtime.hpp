@@ -146,6 +146,7 @@ class StarpuExecutor final : public Executor {
   const char* kind() const override { return "starpu"; }
   int concurrency() const override;  // StarPU's CPU and CUDA workers
   std::size_t tasks_submitted() const override { return count_; }
+  bool distributed() const override;  // StarPU-MPI with more than one rank
 
  private:
   std::size_t count_ = 0;

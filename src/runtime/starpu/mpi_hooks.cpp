@@ -65,6 +65,9 @@ void mpi_register(HandleImpl& h) {
 void mpi_host_read(HandleImpl& h) {
   if (g_hooks) g_hooks->host_read(h);
 }
+void mpi_cache_flush(HandleImpl& h) {
+  if (g_hooks) g_hooks->cache_flush(h);
+}
 int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_data_access_mode* modes, int n,
                int exec_rank, void* cl_arg, std::size_t cl_arg_size, int priority, const char* name) {
   if (!g_hooks) throw Error("StarPU-MPI submission without StarPU-MPI");

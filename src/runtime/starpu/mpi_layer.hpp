@@ -15,6 +15,8 @@
 //    rank that registers handles in the same order gives them the same tags) and its owner.
 //  * mpi_host_read(h) makes h valid on every rank (sent from its owner, StarPU-MPI's cache
 //    avoiding resends) before a host read; every rank must call it at the same point.
+//  * mpi_cache_flush(h) drops the copies of h held by ranks other than its owner (after
+//    the owner wrote it from the host) and the owner's record of them; collective.
 //  * mpi_submit(...) submits one task through starpu_mpi_task_build / _post_build: it runs on
 //    the owner of the first buffer it writes; StarPU-MPI sends the other buffers there and
 //    written buffers of other owners back to them.
@@ -41,6 +43,7 @@ struct MpiHooks {
   void (*stop)();
   void (*register_handle)(HandleImpl&);
   void (*host_read)(HandleImpl&);
+  void (*cache_flush)(HandleImpl&);
   int (*submit)(starpu_codelet*, starpu_data_handle_t*, const starpu_data_access_mode*, int, int, void*,
                 std::size_t, int, const char*);
   void (*wait_all)();
@@ -57,6 +60,7 @@ int mpi_start(starpu_conf* conf);  // starpu_mpi_init_conf's status
 void mpi_stop() noexcept;
 void mpi_register(HandleImpl& h);
 void mpi_host_read(HandleImpl& h);
+void mpi_cache_flush(HandleImpl& h);
 // 0, or starpu_task_submit's error. cl_arg: the task's argument block (malloc'd or the failure
 // sink when cl_arg_size is 0); freed here when another rank runs the task.
 int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_data_access_mode* modes, int n,

@@ -95,6 +95,11 @@ void mpi_host_read(HandleImpl& h) {
   starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sh);
 }
 
+void mpi_cache_flush(HandleImpl& h) {
+  if (!g_on || g_size == 1 || h.starpu == nullptr || h.owner == kEveryRank) return;
+  starpu_mpi_cache_flush(MPI_COMM_WORLD, static_cast<starpu_data_handle_t>(h.starpu));
+}
+
 int mpi_submit(starpu_codelet* cl, starpu_data_handle_t* handles, const starpu_data_access_mode* modes, int n,
                int exec_rank, void* cl_arg, std::size_t cl_arg_size, int priority, const char* name) {
   std::vector<starpu_data_descr> d(static_cast<std::size_t>(n));
@@ -168,6 +173,6 @@ extern "C" __attribute__((visibility("default"))) const stardiff::detail::MpiHoo
   using namespace stardiff::detail::mpi_impl;
   static const stardiff::detail::MpiHooks hooks{
       &mpi_on, &mpi_rank_now, &mpi_size_now, &mpi_start, &mpi_stop, &mpi_register, &mpi_host_read,
-      &mpi_submit, &mpi_wait_all, &mpi_lowest_failed, &comm_stats, &mpi_abort};
+      &mpi_cache_flush, &mpi_submit, &mpi_wait_all, &mpi_lowest_failed, &comm_stats, &mpi_abort};
   return &hooks;
 }

@@ -97,6 +97,11 @@ void starpu_release(HandleImpl& h) noexcept {
     starpu_data_release(static_cast<starpu_data_handle_t>(h.starpu));
 }
 
+void starpu_drop_remote_copies(HandleImpl& h) {
+  if (h.starpu == nullptr || !runtime_alive() || h.generation != runtime_generation()) return;
+  mpi_cache_flush(h);
+}
+
 void starpu_partition(HandleImpl& parent, HandleImpl** children, std::size_t n) {
   auto ph = static_cast<starpu_data_handle_t>(starpu_ensure_registered(parent));
   starpu_data_filter f{};

@@ -337,6 +337,8 @@ void StarpuExecutor::submit(const Codelet& cl, std::span<const DataAccess> data,
   ++count_;
 }
 
+bool StarpuExecutor::distributed() const { return detail::mpi_on() && detail::mpi_size_now() > 1; }
+
 int StarpuExecutor::concurrency() const {
   if (!detail::runtime_alive()) throw Error("StarpuExecutor::concurrency: the StarPU runtime has ended");
   return std::max(1, static_cast<int>(starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count()));
