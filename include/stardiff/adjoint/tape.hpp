@@ -9,8 +9,9 @@
 //    earlier tape, seed or set_adjoint left there). set_accumulate(true) keeps them, for
 //    users who sum gradients over several tapes on purpose.
 //  * Before a recorded loop overwrites a dat, the tape saves the written rows of each
-//    tile into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no home
-//    node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
+//    tile (only their written column runs when the loop, stencil included, writes part of
+//    each row) into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no
+//    home node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
 //    under SavePolicy::Needed only if some recorded adjoint (this loop's included, for
 //    RW/INC arguments) reads that dat's primal value (to-be-recorded analysis; a linear
 //    stencil saves nothing); under SavePolicy::All always (OPS's policy). Reductions
