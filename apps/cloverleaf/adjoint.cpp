@@ -98,7 +98,7 @@ AdjointResult run_adjoint(stardiff::Executor& ex, const Deck& deck, int tiles, i
   const int nx = c.nx(), ny = c.ny();
   c.generate();
   stardiff::Tape tape("cloverleaf");
-  tape.set_checkpointing(opt.snapshots > 0 ? stardiff::Checkpointing::revolve(steps, opt.snapshots)
+  tape.set_checkpointing(opt.snapshots > 0 ? stardiff::Checkpointing::revolve_exact(steps, opt.snapshots)
                                            : stardiff::Checkpointing::save_all());
   r.checkpointing = tape.checkpointing().describe();
   ex.wait_all();

@@ -7,8 +7,9 @@
 // and to hold dt fixed with passive_dt) on an active Clover: generate_chunk unrecorded,
 // then the prefix (initialise_fields), a step mark per step over Clover::state(), and the
 // final summary as the tail. Checkpointing: snapshots <= 0 save-all, else
-// Revolve(steps, snapshots). active dt (default): the derivative of the program as it
-// runs, through calc_dt's MIN and clamps; passive_dt: dt held at the run's values.
+// Checkpointing::revolve_exact(steps, snapshots) (the steps run untaped save nothing).
+// active dt (default): the derivative of the program as it runs, through calc_dt's MIN and
+// clamps; passive_dt: dt held at the run's values.
 // Results: the objective J, the gradient with respect to density0, energy0 (cells) and
 // xvel0, yvel0 (nodes) as they are after generate_chunk (interior points; halo points
 // are overwritten by the first halo update: their gradient is 0), per deck state the

@@ -88,8 +88,61 @@ static bool add_unique(std::vector<P*>& v, P* p) {
   return true;
 }
 
-// Saves the rows of a.dat that `loop` writes, tile by tile (a pooled buffer of the same size
-// when one is free).
+// The column runs of tile t of d that a loop writing [lo, hi) (stencil widened) covers, when
+// they are narrower than whole outer rows: the axes below the outer one all present, and some
+// of them not covered whole. false: save whole rows.
+static bool column_runs(const mesh::DatBase& d, const LoopArgDesc& a, int t, const int lo[3], const int hi[3],
+                        mesh::Checkpoint& c) {
+  const int o = d.dims() - 1;
+  if (o < 1 || o > 2) return false;
+  for (int k = 0; k <= o; ++k)
+    if (!d.has_axis(k)) return false;
+  int l[3], h[3];
+  for (int k = 0; k <= o; ++k) {
+    l[k] = lo[k];
+    h[k] = hi[k];
+    if (k < o) {
+      l[k] = std::max(lo[k] + a.st_min[k], d.first(k));
+      h[k] = std::min(hi[k] + a.st_max[k], d.last(k));
+    }
+    if (h[k] <= l[k]) return false;
+  }
+  int c0 = 0;  // leading axes covered whole
+  while (c0 < o && l[c0] == d.first(c0) && h[c0] == d.last(c0)) ++c0;
+  if (c0 == o) return false;
+  const mesh::TileGeom g = d.geom(t);
+  const std::size_t es = d.elemsize();
+  long long off = g.origin;
+  for (int k = 0; k <= o; ++k) off += static_cast<long long>(l[k]) * g.s[k];
+  if (off < 0) return false;
+  c.offset = static_cast<std::size_t>(off) * es;
+  c.run = static_cast<std::size_t>(h[c0] - l[c0]) * static_cast<std::size_t>(g.s[c0]) * es;
+  c.n1 = static_cast<std::size_t>(h[c0 + 1] - l[c0 + 1]);
+  c.stride1 = static_cast<std::size_t>(g.s[c0 + 1]) * es;
+  c.n2 = 1;
+  c.stride2 = 0;
+  if (c0 + 2 <= o) {
+    c.n2 = static_cast<std::size_t>(h[c0 + 2] - l[c0 + 2]);
+    c.stride2 = static_cast<std::size_t>(g.s[c0 + 2]) * es;
+  }
+  c.bytes = c.run * c.n1 * c.n2;
+  return true;
+}
+
+static codelets::Runs runs_of(const mesh::Checkpoint& c) {
+  codelets::Runs r;
+  r.off = c.offset;
+  r.run = c.run;
+  r.n1 = c.n1;
+  r.stride1 = c.stride1;
+  r.n2 = c.n2;
+  r.stride2 = c.stride2;
+  return r;
+}
+
+// Saves what a.dat's points that `loop` writes, tile by tile: the written column runs when
+// the loop writes part of each row (column_runs), else the written rows whole (a pooled
+// buffer of the same size when one is free).
 void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
   Executor& ex = loop.block->executor();
   const std::size_t rb = static_cast<std::size_t>(a.dat->row_len()) * a.dat->elemsize();
@@ -97,8 +150,16 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     int lo[3], hi[3];
     if (!mesh::detail::tile_range(*loop.block, loop.range, t, lo, hi)) continue;
     const int o = loop.block->outer();
+    mesh::Checkpoint shape;
+    if (!column_runs(*a.dat, a, t, lo, hi, shape)) {
+      // A dat lacking the outer axis has one row (a one-index range writes it, any index).
+      const int first = a.dat->tile_first_row(a.dat->tiled() ? t : 0);  // an untiled dat has one buffer
+      const int row = a.dat->has_axis(o) ? lo[o] : first;
+      shape.offset = static_cast<std::size_t>(row - first) * rb;
+      shape.bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
+    }
+    const std::size_t bytes = shape.bytes;
     mesh::Checkpoint c;
-    const std::size_t bytes = static_cast<std::size_t>(hi[o] - lo[o]) * rb;
     const int owner = a.dat->tile(t).owner();  // StarPU-MPI: the save stays on the tile's rank
     auto it = std::find_if(pool_.begin(), pool_.end(),
                            [&](const mesh::Checkpoint& p) { return p.bytes == bytes && p.buffer->owner() == owner; });
@@ -110,18 +171,23 @@ void Tape::save_dat(mesh::RecordedLoop& loop, const LoopArgDesc& a) {
     }
     c.dat = a.dat;
     c.tile = t;
-    // A dat lacking the outer axis has one row (a one-index range writes it, any index).
-    const int first = a.dat->tile_first_row(a.dat->tiled() ? t : 0);  // an untiled dat has one buffer
-    const int row = a.dat->has_axis(o) ? lo[o] : first;
-    c.offset = static_cast<std::size_t>(row - first) * rb;
+    c.offset = shape.offset;
     c.bytes = bytes;
+    c.run = shape.run;
+    c.n1 = shape.n1;
+    c.stride1 = shape.stride1;
+    c.n2 = shape.n2;
+    c.stride2 = shape.stride2;
     if (!c.buffer) {
       c.buffer = std::make_unique<Handle>(
           Handle::managed_vector(c.bytes, 1, loop.name + ":save_" + a.dat->name() + "[" + std::to_string(t) + "]"));
       c.buffer->set_owner(owner);
     }
-    codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
-                               loop.name + ":save_" + a.dat->name());
+    if (c.run > 0)
+      codelets::insert_runs_copy(ex, a.dat->tile(t), *c.buffer, runs_of(c), true, loop.name + ":save_" + a.dat->name());
+    else
+      codelets::insert_rows_copy(ex, a.dat->tile(t), c.offset, *c.buffer, 0, c.bytes, true,
+                                 loop.name + ":save_" + a.dat->name());
     bytes_ += c.bytes;
     loop.saves.push_back(std::move(c));
   }
@@ -135,6 +201,9 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
                 "' runs inside a checkpointed step, but the state (dat '" + state_.front()->name() +
                 "') lives on block '" + state_.front()->block().name() + "'");
   loop.verify_reads = policy_ == SavePolicy::Verify;
+  // revolve_exact: a step the schedule runs untaped (a boundary before the declared end, not
+  // the firstturn) needs no saves.
+  const bool untaped = ckpt_.exact && boundaries_ > 0 && tentative_.has_value() && !pending_taped_;
   auto first_seen = [&](auto* p) {
     see(p);
     if (!accumulate_ && p->adjoint_dirty()) p->zero_adjoint();
@@ -146,7 +215,7 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       a.poison = loop.verify_reads && !a.adjoint_reads;
       if (!a.writes()) continue;
       if ((a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads) needed_.insert(a.dat);
-      if (policy_ != SavePolicy::All && !needed_.count(a.dat)) continue;
+      if (untaped || (policy_ != SavePolicy::All && !needed_.count(a.dat))) continue;
       save_dat(loop, a);
     } else if (a.kind == LoopArgDesc::Kind::Reduce) {
       if (add_unique(reds_, a.red)) first_seen(a.red);
@@ -200,8 +269,12 @@ void Tape::reverse_nodes(std::size_t first, std::size_t last) {
   for (std::size_t i = last; i-- > first;) {
     mesh::RecordedLoop& n = *nodes_[i];
     for (auto& c : n.saves) {
-      codelets::insert_rows_copy(n.block->executor(), *c.buffer, 0, c.dat->tile(c.tile), c.offset, c.bytes, false,
-                                 n.name + ":restore_" + c.dat->name());
+      if (c.run > 0)
+        codelets::insert_runs_copy(n.block->executor(), c.dat->tile(c.tile), *c.buffer, runs_of(c), false,
+                                   n.name + ":restore_" + c.dat->name());
+      else
+        codelets::insert_rows_copy(n.block->executor(), *c.buffer, 0, c.dat->tile(c.tile), c.offset, c.bytes, false,
+                                   n.name + ":restore_" + c.dat->name());
       c.dat->mark_written();
     }
     n.submit_adjoint();
@@ -212,6 +285,11 @@ void Tape::reverse() {
   require(!reversed_, "Tape::reverse: tape '" + name_ + "' was already reversed (clear() and record again)");
   require(!nodes_.empty(), "Tape::reverse: tape '" + name_ + "' has recorded nothing");
   check_alive("Tape::reverse");
+  const auto L = static_cast<std::int64_t>(boundaries_) - 1;
+  if (ckpt_.exact && L != ckpt_.steps)
+    throw Error("Tape::reverse: tape '" + name_ + "' is checkpointed with revolve_exact(" + std::to_string(ckpt_.steps) +
+                ", " + std::to_string(ckpt_.snapshots) + ") but recorded " + std::to_string(L) +
+                " steps (the untaped steps saved nothing; use revolve() for a run that may end early)");
   stop();
   reversed_ = true;  // also when a fixed-point node throws (not converged): reversing again is refused
   if (!checkpointed() || boundaries_ < 2) {

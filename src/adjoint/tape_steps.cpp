@@ -24,6 +24,12 @@ Checkpointing Checkpointing::revolve(std::int64_t steps, int snapshots) {
   return c;
 }
 
+Checkpointing Checkpointing::revolve_exact(std::int64_t steps, int snapshots) {
+  Checkpointing c = revolve(steps, snapshots);
+  c.exact = true;
+  return c;
+}
+
 Checkpointing Checkpointing::online(int snapshots) {
   require(snapshots >= 1,
           "Checkpointing::online: the snapshot count must be positive (got " + std::to_string(snapshots) + ")");

@@ -2,7 +2,8 @@
 // tests/unit/test_adjoint_checkpointing.cpp — Tape::step with Revolve and online checkpointing:
 // gradients bitwise equal to save-all (Poisson; the nonlinear stencil whose adjoint reads u, with
 // reductions inside the steps and a recorded prefix), recomputation counts equal to the
-// schedule's (revolve's optimum when all declared steps run), reports, and bad input.
+// schedule's (revolve's optimum when all declared steps run), revolve_exact (no saves in
+// untaped steps, Error on a short run), reports, and bad input.
 #include <gtest/gtest.h>
 
 #include "unit/test_adjoint_checkpointing_cases.hpp"
@@ -96,6 +97,59 @@ TEST(AdjointCheckpointing, ManyShapesMatchTheSchedule) {
       EXPECT_EQ(o.recomputed, online_vs_offline(l, s).online);
     }
   }
+}
+
+TEST(AdjointCheckpointing, RevolveExactBitwiseAndUntapedStepsSaveNothing) {
+  SequentialExecutor ex;
+  for (bool red : {false, true}) {
+    const Result all = ckpt_cases::nonlinear(ex, Checkpointing::save_all(), 10, red);
+    for (int s : {1, 2, 3, 5}) {
+      const Result r = ckpt_cases::nonlinear(ex, Checkpointing::revolve_exact(10, s), 10, red);
+      expect_same(all, r, "revolve_exact(10, " + std::to_string(s) + ") reductions " + std::to_string(red));
+      EXPECT_EQ(r.recomputed, CheckpointSchedule::optimal_recomputations(10, s)) << s;
+    }
+  }
+  for (SavePolicy pol : {SavePolicy::Needed, SavePolicy::All}) {
+    const Result all = ckpt_cases::poisson(ex, Checkpointing::save_all(), 8, 24, 20, 3, pol);
+    const Result r = ckpt_cases::poisson(ex, Checkpointing::revolve_exact(8, 3), 8, 24, 20, 3, pol);
+    expect_same(all, r, "poisson revolve_exact(8, 3)");
+  }
+  EXPECT_EQ(Checkpointing::revolve_exact(8, 3).describe(), "revolve(8, 3)");
+  // During the forward pass an untaped step holds its saves under revolve, none under revolve_exact.
+  for (bool exact : {false, true}) {
+    stardiff::poisson::Problem p(ex, 16, 16, 2);
+    p.setup();
+    Tape t("exact_forward", SavePolicy::All);
+    t.set_checkpointing(exact ? Checkpointing::revolve_exact(4, 2) : Checkpointing::revolve(4, 2));
+    t.start();
+    t.step({p.u});
+    p.iterate(1);
+    if (exact) EXPECT_EQ(t.bytes(), 0u);
+    else EXPECT_GT(t.bytes(), 0u);
+    t.stop();
+    ex.wait_all();
+  }
+  // Fewer steps than revolve_exact declared: Error at reverse().
+  stardiff::poisson::Problem p(ex, 12, 12, 2);
+  p.setup();
+  Tape t("exact_short");
+  t.set_checkpointing(Checkpointing::revolve_exact(4, 2));
+  t.start();
+  t.step({p.u});
+  for (int k = 0; k < 3; ++k) {
+    p.iterate(1);
+    t.step();
+  }
+  p.submit_error();
+  t.stop();
+  t.seed(p.err, 1.0);
+  try {
+    t.reverse();
+    FAIL() << "revolve_exact(4, 2) reversed after 3 steps";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("revolve_exact(4, 2) but recorded 3 steps"), std::string::npos) << e.what();
+  }
+  ex.wait_all();
 }
 
 TEST(AdjointCheckpointing, ReportsSnapshotMemory) {

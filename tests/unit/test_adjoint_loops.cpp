@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/unit/test_adjoint_loops.cpp — 1-D and 3-D recorded loops (INC, SUM/MAX
 // reductions, active scalars, multi-component dats, stencils across tiles) against
-// hand-derived gradients, across tile counts, save policies, and a Taylor test (3-D).
+// hand-derived gradients, across tile counts, save policies, and a Taylor test (3-D);
+// column-run saves (2-D/3-D loops writing part of each row): bytes and exact restores.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -174,4 +175,95 @@ TEST(AdjointLoops, GblSizesAndBase) {
     for (int i = 1; i < 10; ++i) EXPECT_EQ(wv(i), double(i));
     EXPECT_THROW(par_loop_passive("index", b, Range{0, 10}, Index{}, arg_dat(w, WRITE), arg_idx()), Error);
   }
+}
+
+namespace {
+struct SumU {  // J = sum of the first and last components (twice the value for one)
+  static constexpr unsigned adjoint_reads = 0;
+  int n = 1;  // components
+  void operator()(Acc<const double> u, double* s) const { *s += u.c(0) + u.c(n - 1); }
+  void adjoint(Acc<const double>, Acc<double> u_a1s, const double*, const double* s_a1s) const {
+    u_a1s.c(0) += *s_a1s;
+    u_a1s.c(n - 1) += *s_a1s;
+  }
+};
+struct SquareC {
+  static constexpr unsigned adjoint_reads = 0b1;
+  int n = 1;
+  void operator()(Acc<double> x) const {
+    for (int c = 0; c < n; ++c) x.c(c) = x.c(c) * x.c(c);
+  }
+  void adjoint(Acc<const double> x, Acc<double> x_a1s) const {
+    for (int c = 0; c < n; ++c) x_a1s.c(c) = 2.0 * x.c(c) * x_a1s.c(c);
+  }
+};
+}  // namespace
+
+// Loops writing part of each row save the written column runs only: their bytes, and exact
+// restores (bitwise the hand-derived gradient; dyadic values keep every product exact).
+TEST(AdjointLoops, ColumnRunSavesRestoreExactly) {
+  for (int dims : {2, 3})
+    for (int dim : {1, 2})
+      for (int tiles : {1, 3}) {
+        SCOPED_TRACE("dims " + std::to_string(dims) + " dim " + std::to_string(dim) + " tiles " + std::to_string(tiles));
+        const int nx = 10, ny = 7, nz = 7, h = 2;
+        SequentialExecutor ex;
+        std::vector<int> size = {nx, ny};
+        if (dims == 3) size.push_back(nz);
+        Block blk(ex, "cols", size, tiles);
+        Dat<double> u(blk, "u", Halo{h}, {.dim = dim});
+        auto u0 = [](int i, int j, int k, int c) { return 0.5 + 0.125 * ((i + 3 * j + 5 * k + c) % 7); };
+        u.set_components(u0);
+        Reduction<double> S(blk, ReduceOp::SUM, "S");
+        Stencil z = Stencil::zero(dims);
+        const int o = dims - 1, no = dims == 2 ? ny : nz;
+        // a: x in [2, 5), every inner index, all outer rows; b: x in [3, 4), (3-D: y in [1, 3)),
+        // outer rows [1, no - 1); c (3-D only): x whole with halo, y in [2, 4): runs of whole x rows.
+        Range a = blk.interior(), b = blk.interior(), c = blk.interior();
+        a.lo[0] = 2, a.hi[0] = 5;
+        b.lo[0] = 3, b.hi[0] = 4, b.lo[o] = 1, b.hi[o] = no - 1;
+        if (dims == 3) {
+          b.lo[1] = 1, b.hi[1] = 3;
+          c.lo[0] = -h, c.hi[0] = nx + h, c.lo[1] = 2, c.hi[1] = 4;
+        }
+        Tape tape("cols");
+        tape.start();
+        par_loop("sq_a", blk, a, SquareC{dim}, arg_dat(u, z, RW));
+        par_loop("sq_b", blk, b, SquareC{dim}, arg_dat(u, z, RW));
+        if (dims == 3) par_loop("sq_c", blk, c, SquareC{dim}, arg_dat(u, z, RW));
+        par_loop("sum", blk, blk.interior(), SumU{dim}, arg_dat(u, z, READ), arg_reduce(S));
+        tape.stop();
+        tape.seed(S, 1.0);
+        tape.reverse();
+        ex.wait_all();
+        auto pts = [&](const Range& r) {
+          std::size_t n = 1;
+          for (int d = 0; d < dims; ++d) n *= static_cast<std::size_t>(r.hi[d] - r.lo[d]);
+          return n * dim * sizeof(double);
+        };
+        EXPECT_EQ(tape.bytes(), pts(a) + pts(b) + (dims == 3 ? pts(c) : 0) + 3 * sizeof(double));
+        const auto g = u.adjoint();
+        auto in = [&](const Range& r, int i, int j, int k) {
+          return i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] && (dims == 2 || (k >= r.lo[2] && k < r.hi[2]));
+        };
+        const int kz = dims == 3 ? nz : 1;
+        for (int k = dims == 3 ? -h : 0; k < (dims == 3 ? nz + h : 1); ++k)
+          for (int j = -h; j < ny + h; ++j)
+            for (int i = -h; i < nx + h; ++i)
+              for (int cc = 0; cc < dim; ++cc) {
+                const bool interior = i >= 0 && i < nx && j >= 0 && j < ny && k >= 0 && k < kz;
+                // Forward values after each loop and the adjoint, in the kernels' order.
+                double x = u0(i, j, k, cc);
+                std::vector<double> before;
+                for (const Range* r : {&a, &b, &c}) {
+                  if ((r == &c && dims == 2) || !in(*r, i, j, k)) continue;
+                  before.push_back(x);
+                  x = x * x;
+                }
+                const bool counted = dim == 1 ? true : (cc == 0 || cc == dim - 1);
+                double ad = interior && counted ? (dim == 1 ? 1.0 + 1.0 : 1.0) : 0.0;
+                for (auto it = before.rbegin(); it != before.rend(); ++it) ad = 2.0 * *it * ad;
+                ASSERT_EQ(g(i, j, k, cc), ad) << i << "," << j << "," << k << " c" << cc;
+              }
+      }
 }

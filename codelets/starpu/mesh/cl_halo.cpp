@@ -44,6 +44,27 @@ void rows_copy_task(const TaskContext& t) {
     return t.fail("rows copy: range outside the buffers");
   cpu::rows_copy_cpu(src.data<unsigned char>() + a.src_off, dst.data<unsigned char>() + a.dst_off, a.bytes);
 }
+struct RunsArgs {
+  Runs r;
+  bool to_packed;
+};
+void runs_copy_task(const TaskContext& t) {
+  const auto& a = t.arg<RunsArgs>();
+  const Runs& r = a.r;
+  const auto &tile = t.buffers[0], &packed = t.buffers[1];
+  if (r.n1 == 0 || r.n2 == 0 || r.run == 0) return;
+  const std::size_t last = r.off + (r.n1 - 1) * r.stride1 + (r.n2 - 1) * r.stride2 + r.run;
+  if (last > bytes_of(tile) || r.bytes() > bytes_of(packed)) return t.fail("runs copy: runs outside the buffers");
+  unsigned char* tb = tile.data<unsigned char>();
+  unsigned char* pb = packed.data<unsigned char>();
+  for (std::size_t b = 0; b < r.n2; ++b)
+    for (std::size_t q = 0; q < r.n1; ++q) {
+      unsigned char* tp = tb + r.off + q * r.stride1 + b * r.stride2;
+      if (a.to_packed) std::memcpy(pb, tp, r.run);
+      else std::memcpy(tp, pb, r.run);
+      pb += r.run;
+    }
+}
 void fill_zero_task(const TaskContext& t) {
   std::memset(t.buffers[0].ptr, 0, bytes_of(t.buffers[0]));
 }
@@ -61,6 +82,7 @@ const Codelet cl_halo_exchange("halo_exchange", halo_exchange_task, nullptr,
 const Codelet cl_halo_reverse("halo_reverse", halo_reverse_task, nullptr,
                               {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_rows_copy("rows_copy", rows_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_runs_copy("runs_copy", runs_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_fill_zero("fill_zero", fill_zero_task, nullptr, {{HandleKind::Vector}});
 const Codelet cl_add_into("add_into", add_into_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 
@@ -76,6 +98,11 @@ void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_l
 void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,
                       std::size_t bytes, bool dst_whole, const std::string& name) {
   exec.submit(cl_rows_copy, CopyArgs{src_off, dst_off, bytes}, {in(src), dst_whole ? out(dst) : inout(dst)},
+              {.name = name});
+}
+void insert_runs_copy(Executor& exec, Handle& tile, Handle& packed, const Runs& runs, bool to_packed,
+                      const std::string& name) {
+  exec.submit(cl_runs_copy, RunsArgs{runs, to_packed}, {to_packed ? in(tile) : inout(tile), to_packed ? out(packed) : in(packed)},
               {.name = name});
 }
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name) {

@@ -9,8 +9,9 @@
 //    earlier tape, seed or set_adjoint left there). set_accumulate(true) keeps them, for
 //    users who sum gradients over several tapes on purpose.
 //  * Before a recorded loop overwrites a dat, the tape saves the written rows of each
-//    tile into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no home
-//    node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
+//    tile (only their written column runs when the loop, stencil included, writes part of
+//    each row) into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no
+//    home node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
 //    under SavePolicy::Needed only if some recorded adjoint (this loop's included, for
 //    RW/INC arguments) reads that dat's primal value (to-be-recorded analysis; a linear
 //    stencil saves nothing); under SavePolicy::All always (OPS's policy). Reductions
@@ -46,7 +47,11 @@
 //  * set_checkpointing (before recording): Checkpointing::save_all() (default: every loop
 //    keeps its checkpoints), ::revolve(l, s) (offline binomial schedule for l steps and s
 //    snapshots, CheckpointSchedule::offline) or ::online(s) (unknown step count,
-//    CheckpointSchedule::online); s <= 0 or l <= 0: Error. Checkpointed, the forward pass
+//    CheckpointSchedule::online); s <= 0 or l <= 0: Error. ::revolve_exact(l, s) is revolve(l, s)
+//    for a recording of exactly l steps: the loops of a step the schedule runs untaped in the
+//    forward pass save nothing (they need no checkpoints, but with revolve they might be the
+//    tail of a run shorter than declared, which is reversed from its saves); reversing a
+//    recording of fewer than l steps throws Error. describe() says "revolve(l, s)" for both. Checkpointed, the forward pass
 //    keeps only the nodes (descriptors) of a step once the next boundary shows it ran untaped
 //    (its saves go to a pool the next step reuses; external functions drop their outputs),
 //    snapshots the state into managed vector handles (as checkpoint buffers: StarPU may evict
@@ -103,8 +108,10 @@ struct Checkpointing {
   enum class Kind { SaveAll, Revolve, Online } kind = Kind::SaveAll;
   std::int64_t steps = 0;  // Revolve: declared step count
   int snapshots = 0;       // Revolve, Online: snapshot slots (x_0 takes one)
+  bool exact = false;      // Revolve: exactly `steps` steps are recorded (revolve_exact)
   static Checkpointing save_all() { return {}; }
   static Checkpointing revolve(std::int64_t steps, int snapshots);
+  static Checkpointing revolve_exact(std::int64_t steps, int snapshots);
   static Checkpointing online(int snapshots);
   std::string describe() const;  // "save-all", "revolve(l, s)", "online(s)"
 };

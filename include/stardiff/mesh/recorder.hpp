@@ -53,6 +53,9 @@ struct Checkpoint {
   DatBase* dat = nullptr;
   int tile = 0;
   std::size_t offset = 0, bytes = 0;  // byte range of the tile buffer saved
+  // run > 0: column runs instead: n1 x n2 runs of `run` bytes, run (a, b) at byte offset
+  // offset + a*stride1 + b*stride2 of the tile buffer, stored back to back (bytes in all).
+  std::size_t run = 0, n1 = 1, stride1 = 0, n2 = 1, stride2 = 0;
   std::unique_ptr<Handle> buffer;     // the saved bytes (Handle::managed_vector: StarPU may evict it)
 };
 
