@@ -7,6 +7,10 @@
 //       (elemsize 8: double, 4: float)
 //   insert_rows_copy(exec, src, src_off, dst, dst_off, bytes, dst_whole)  src: R,
 //       dst: W when dst_whole (the copy covers dst entirely) else RW
+//   insert_rows_take(exec, src, off, strip, bytes)   src: RW (its bytes at off moved
+//       into strip: W, then zeroed in src)
+//   insert_rows_add(exec, dst, off, strip, bytes, elemsize)  dst: RW (its elements at off
+//       += strip's: R; 8 or 4)
 //   insert_fill_zero(exec, h)                                          h: W, all bytes 0
 //   insert_add_into(exec, dst, src, elemsize)   dst: RW += src: R (same length; 8 or 4)
 #pragma once
@@ -19,6 +23,8 @@ namespace stardiff::codelets {
 extern const Codelet cl_halo_exchange;
 extern const Codelet cl_halo_reverse;
 extern const Codelet cl_rows_copy;
+extern const Codelet cl_rows_take;
+extern const Codelet cl_rows_add;
 extern const Codelet cl_fill_zero;
 extern const Codelet cl_add_into;
 void insert_halo_exchange(Executor& exec, Handle& lo, Handle& hi, std::size_t n_lo, std::size_t row_bytes,
@@ -27,6 +33,10 @@ void insert_halo_reverse(Executor& exec, Handle& lo, Handle& hi, std::size_t n_l
                          std::size_t elemsize, int d_m, int d_p, const std::string& name);
 void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& dst, std::size_t dst_off,
                       std::size_t bytes, bool dst_whole, const std::string& name);
+void insert_rows_take(Executor& exec, Handle& src, std::size_t off, Handle& strip, std::size_t bytes,
+                      const std::string& name);
+void insert_rows_add(Executor& exec, Handle& dst, std::size_t off, Handle& strip, std::size_t bytes,
+                     std::size_t elemsize, const std::string& name);
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name);
 void insert_add_into(Executor& exec, Handle& dst, Handle& src, std::size_t elemsize, const std::string& name);
 }  // namespace stardiff::codelets
