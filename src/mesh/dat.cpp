@@ -121,6 +121,8 @@ DatBase::~DatBase() {
   for (void* p : adj_mem_) std::free(p);
   adj_part_.clear();
   for (void* p : part_mem_) std::free(p);
+  strips_.clear();
+  for (void* p : strip_mem_) std::free(p);
 }
 
 std::size_t DatBase::tile_rows(int t) const {
@@ -175,20 +177,70 @@ void DatBase::exchange_halos() {
   stale_ = false;
   if (tiles() < 2 || (dm_[o] == 0 && dp_[o] == 0)) return;
   Executor& ex = block_->executor();
+  const std::size_t rb = row_len() * elemsize_;
   for (int parity = 0; parity < 2; ++parity)
-    for (int t = parity; t + 1 < tiles(); t += 2)
-      codelets::insert_halo_exchange(ex, tiles_[t], tiles_[t + 1], row0_[t + 1] - row0_[t],
-                                     row_len() * elemsize_, dm_[o], dp_[o], "halo_" + name_);
+    for (int t = parity; t + 1 < tiles(); t += 2) {
+      const std::size_t n_lo = row0_[t + 1] - row0_[t];
+      if (!across_ranks(t)) {
+        codelets::insert_halo_exchange(ex, tiles_[t], tiles_[t + 1], n_lo, rb, dm_[o], dp_[o], "halo_" + name_);
+        continue;
+      }
+      // Tiles on two ranks: only the ghost rows travel, as strips owned by the sending tile's rank.
+      if (dm_[o] > 0) {  // lo's last d_m rows -> hi's lower ghosts
+        Handle& up = strip(kFwdUp, t, tiles_[t].owner(), dm_[o] * rb);
+        codelets::insert_rows_copy(ex, tiles_[t], n_lo * rb, up, 0, dm_[o] * rb, true, "halo_pack_" + name_);
+        codelets::insert_rows_copy(ex, up, 0, tiles_[t + 1], 0, dm_[o] * rb, false, "halo_unpack_" + name_);
+      }
+      if (dp_[o] > 0) {  // hi's first d_p rows -> lo's upper ghosts
+        Handle& down = strip(kFwdDown, t, tiles_[t + 1].owner(), dp_[o] * rb);
+        codelets::insert_rows_copy(ex, tiles_[t + 1], dm_[o] * rb, down, 0, dp_[o] * rb, true, "halo_pack_" + name_);
+        codelets::insert_rows_copy(ex, down, 0, tiles_[t], (dm_[o] + n_lo) * rb, dp_[o] * rb, false,
+                                   "halo_unpack_" + name_);
+      }
+    }
+}
+
+bool DatBase::across_ranks(int t) const {
+  return block_->executor().distributed() && tiles_[t].owner() != tiles_[t + 1].owner();
+}
+
+Handle& DatBase::strip(int kind, int t, int owner, std::size_t bytes) {
+  auto it = strips_.find(4 * t + kind);
+  if (it != strips_.end()) return it->second;
+  static const char* what[] = {"up", "down", "a1s_up", "a1s_down"};
+  const std::string name = name_ + "_strip_" + what[kind] + "[" + std::to_string(t) + "]";
+  return strips_.emplace(4 * t + kind, tile_handle(owner, bytes / elemsize_, name, strip_mem_)).first->second;
 }
 
 void DatBase::reverse_exchange_adjoint() {
   const int o = dims_ - 1;
   if (!active_ || tiles() < 2 || (dm_[o] == 0 && dp_[o] == 0)) return;
   Executor& ex = block_->executor();
+  const std::size_t rb = row_len() * elemsize_;
   for (int parity = 0; parity < 2; ++parity)
-    for (int t = parity; t + 1 < tiles(); t += 2)
-      codelets::insert_halo_reverse(ex, adj_tiles_[t], adj_tiles_[t + 1], row0_[t + 1] - row0_[t], row_len(),
-                                    elemsize_, dm_[o], dp_[o], "halo_reverse_" + name_ + "_a1s");
+    for (int t = parity; t + 1 < tiles(); t += 2) {
+      const std::size_t n_lo = row0_[t + 1] - row0_[t];
+      if (!across_ranks(t)) {
+        codelets::insert_halo_reverse(ex, adj_tiles_[t], adj_tiles_[t + 1], n_lo, row_len(), elemsize_, dm_[o],
+                                      dp_[o], "halo_reverse_" + name_ + "_a1s");
+        continue;
+      }
+      // Tiles on two ranks: the ghost rows' adjoints travel as strips, added in
+      // halo_reverse_add_cpu's order (hi's first rows, then lo's last rows): same bits.
+      if (dp_[o] > 0) {  // lo's upper ghosts added into hi's first d_p rows
+        Handle& a = strip(kRevUp, t, adj_tiles_[t].owner(), dp_[o] * rb);
+        codelets::insert_rows_take(ex, adj_tiles_[t], (dm_[o] + n_lo) * rb, a, dp_[o] * rb,
+                                   "halo_reverse_pack_" + name_ + "_a1s");
+        codelets::insert_rows_add(ex, adj_tiles_[t + 1], dm_[o] * rb, a, dp_[o] * rb, elemsize_,
+                                  "halo_reverse_add_" + name_ + "_a1s");
+      }
+      if (dm_[o] > 0) {  // hi's lower ghosts added into lo's last d_m rows
+        Handle& b = strip(kRevDown, t, adj_tiles_[t + 1].owner(), dm_[o] * rb);
+        codelets::insert_rows_take(ex, adj_tiles_[t + 1], 0, b, dm_[o] * rb, "halo_reverse_pack_" + name_ + "_a1s");
+        codelets::insert_rows_add(ex, adj_tiles_[t], n_lo * rb, b, dm_[o] * rb, elemsize_,
+                                  "halo_reverse_add_" + name_ + "_a1s");
+      }
+    }
 }
 
 void DatBase::zero_adjoint() {

@@ -33,13 +33,13 @@ endif()
 if(TARGET stardiff-poisson)
   set(poisson $<TARGET_FILE:stardiff-poisson>)
   # Value and full gradients (VTK: u, dE/df, dE/du at every point) bitwise on 1, 2 and 3 ranks.
-  add_test(NAME mpi.poisson_2_ranks COMMAND ${same_result} 2 ${poisson} --adjoint --probe 3,4 --probe 20,17
+  add_test(NAME mpi.poisson_2_ranks COMMAND ${same_result} 2 --ignore tasks ${poisson} --adjoint --probe 3,4 --probe 20,17
     --nx 24 --ny 20 --tiles 4)
-  add_test(NAME mpi.poisson_2_ranks_uneven COMMAND ${same_result} 2 ${poisson} --adjoint --nx 9 --ny 17 --iters 7
+  add_test(NAME mpi.poisson_2_ranks_uneven COMMAND ${same_result} 2 --ignore tasks ${poisson} --adjoint --nx 9 --ny 17 --iters 7
     --tiles 5)
-  add_test(NAME mpi.poisson_3_ranks COMMAND ${same_result} 3 ${poisson} --adjoint --nx 16 --ny 15 --iters 6
+  add_test(NAME mpi.poisson_3_ranks COMMAND ${same_result} 3 --ignore tasks ${poisson} --adjoint --nx 16 --ny 15 --iters 6
     --tiles 5)
-  add_test(NAME mpi.poisson_rev_acc COMMAND ${same_result} 2 ${poisson} --mode rev-acc --nx 6 --ny 4 --iters 8
+  add_test(NAME mpi.poisson_rev_acc COMMAND ${same_result} 2 --ignore tasks ${poisson} --mode rev-acc --nx 6 --ny 4 --iters 8
     --tiles 2 --tol 1e-4)
   set_tests_properties(mpi.poisson_2_ranks mpi.poisson_2_ranks_uneven mpi.poisson_3_ranks mpi.poisson_rev_acc
     PROPERTIES LABELS mpi ENVIRONMENT "${STARDIFF_MPI_ENV}" ${STARDIFF_SKIP_PROPS} TIMEOUT 300 PROCESSORS 2)

@@ -16,6 +16,9 @@ struct HaloArgs {
 struct CopyArgs {
   std::size_t src_off, dst_off, bytes;
 };
+struct StripArgs {
+  std::size_t off, bytes, elemsize;
+};
 std::size_t bytes_of(const BufferView& v) { return v.nx * v.elemsize; }
 
 void halo_exchange_task(const TaskContext& t) {
@@ -65,6 +68,29 @@ void runs_copy_task(const TaskContext& t) {
       pb += r.run;
     }
 }
+void rows_take_task(const TaskContext& t) {
+  const auto& a = t.arg<StripArgs>();
+  const auto &src = t.buffers[0], &strip = t.buffers[1];
+  if (a.off + a.bytes > bytes_of(src) || a.bytes > bytes_of(strip))
+    return t.fail("rows take: range outside the buffers");
+  unsigned char* rows = src.data<unsigned char>() + a.off;
+  cpu::rows_copy_cpu(rows, strip.data<unsigned char>(), a.bytes);
+  std::memset(rows, 0, a.bytes);
+}
+void rows_add_task(const TaskContext& t) {
+  const auto& a = t.arg<StripArgs>();
+  const auto &dst = t.buffers[0], &strip = t.buffers[1];
+  if (a.off + a.bytes > bytes_of(dst) || a.bytes > bytes_of(strip) || a.off % a.elemsize || a.bytes % a.elemsize)
+    return t.fail("rows add: range outside the buffers");
+  const std::size_t n = a.bytes / a.elemsize;
+  unsigned char* rows = dst.data<unsigned char>() + a.off;
+  if (a.elemsize == sizeof(double))
+    cpu::add_into_cpu(reinterpret_cast<double*>(rows), strip.data<double>(), n);
+  else if (a.elemsize == sizeof(float))
+    cpu::add_into_cpu(reinterpret_cast<float*>(rows), strip.data<float>(), n);
+  else
+    t.fail("rows add: element size " + std::to_string(a.elemsize) + " (need 4 or 8)");
+}
 void fill_zero_task(const TaskContext& t) {
   std::memset(t.buffers[0].ptr, 0, bytes_of(t.buffers[0]));
 }
@@ -83,6 +109,8 @@ const Codelet cl_halo_reverse("halo_reverse", halo_reverse_task, nullptr,
                               {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_rows_copy("rows_copy", rows_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_runs_copy("runs_copy", runs_copy_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_rows_take("rows_take", rows_take_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
+const Codelet cl_rows_add("rows_add", rows_add_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 const Codelet cl_fill_zero("fill_zero", fill_zero_task, nullptr, {{HandleKind::Vector}});
 const Codelet cl_add_into("add_into", add_into_task, nullptr, {{HandleKind::Vector}, {HandleKind::Vector}});
 
@@ -104,6 +132,16 @@ void insert_runs_copy(Executor& exec, Handle& tile, Handle& packed, const Runs& 
                       const std::string& name) {
   exec.submit(cl_runs_copy, RunsArgs{runs, to_packed}, {to_packed ? in(tile) : inout(tile), to_packed ? out(packed) : in(packed)},
               {.name = name});
+}
+void insert_rows_take(Executor& exec, Handle& src, std::size_t off, Handle& strip, std::size_t bytes,
+                      const std::string& name) {
+  exec.submit(cl_rows_take, StripArgs{off, bytes, 1}, {inout(src), out(strip)}, {.name = name});
+}
+void insert_rows_add(Executor& exec, Handle& dst, std::size_t off, Handle& strip, std::size_t bytes,
+                     std::size_t elemsize, const std::string& name) {
+  if (elemsize != sizeof(double) && elemsize != sizeof(float))
+    throw Error(name + ": adjoint rows of element size " + std::to_string(elemsize) + " (need 4 or 8)");
+  exec.submit(cl_rows_add, StripArgs{off, bytes, elemsize}, {inout(dst), in(strip)}, {.name = name});
 }
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name) {
   exec.submit(cl_fill_zero, {out(h)}, {.name = name});

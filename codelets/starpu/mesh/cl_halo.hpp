@@ -11,6 +11,10 @@
 //       to_packed: packed (W, whole) <- the runs of tile (R), in order; else the runs of
 //       tile (RW) <- packed (R). runs: first byte offset in the tile, run bytes, counts and
 //       byte strides of two nested repeat axes (n1 fastest); packed holds n1*n2 runs back to back
+//   insert_rows_take(exec, src, off, strip, bytes)   src: RW (its bytes at off moved
+//       into strip: W, then zeroed in src)
+//   insert_rows_add(exec, dst, off, strip, bytes, elemsize)  dst: RW (its elements at off
+//       += strip's: R; 8 or 4)
 //   insert_fill_zero(exec, h)                                          h: W, all bytes 0
 //   insert_add_into(exec, dst, src, elemsize)   dst: RW += src: R (same length; 8 or 4)
 #pragma once
@@ -24,6 +28,8 @@ extern const Codelet cl_halo_exchange;
 extern const Codelet cl_halo_reverse;
 extern const Codelet cl_rows_copy;
 extern const Codelet cl_runs_copy;
+extern const Codelet cl_rows_take;
+extern const Codelet cl_rows_add;
 extern const Codelet cl_fill_zero;
 // Byte runs of a tile buffer: run `a + b` starts at off + a*stride1 + b*stride2 (a < n1, b < n2).
 struct Runs {
@@ -39,6 +45,10 @@ void insert_rows_copy(Executor& exec, Handle& src, std::size_t src_off, Handle& 
                       std::size_t bytes, bool dst_whole, const std::string& name);
 void insert_runs_copy(Executor& exec, Handle& tile, Handle& packed, const Runs& runs, bool to_packed,
                       const std::string& name);
+void insert_rows_take(Executor& exec, Handle& src, std::size_t off, Handle& strip, std::size_t bytes,
+                      const std::string& name);
+void insert_rows_add(Executor& exec, Handle& dst, std::size_t off, Handle& strip, std::size_t bytes,
+                     std::size_t elemsize, const std::string& name);
 void insert_fill_zero(Executor& exec, Handle& h, const std::string& name);
 void insert_add_into(Executor& exec, Handle& dst, Handle& src, std::size_t elemsize, const std::string& name);
 }  // namespace stardiff::codelets

@@ -28,13 +28,16 @@
 //    as it was when the dat was made (owners()); an untiled dat by rank 0. On a distributed
 //    executor (Executor::distributed()) a rank allocates host memory only for the tiles it
 //    owns (local_bytes()); StarPU-MPI allocates copies of other ranks' tiles where a task
-//    needs them. Host access is collective (every rank calls it): set* writes on the owner
+//    needs them. A halo exchange between tiles of two ranks moves only the ghost rows
+//    (pack, send, unpack; the reverse exchange adds them in the same order: same bits).
+//    Host access is collective (every rank calls it): set* writes on the owner
 //    only, values()/adjoint() bring every tile to every rank for the copy and drop the
 //    copies of other ranks' tiles afterwards.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,7 +123,7 @@ class DatBase : public Tracked {
   Handle& adjoint_partial(int t);
   void sum_adjoint_partials(const std::vector<int>& tiles, const std::string& loop);
   std::size_t bytes() const;  // primal storage (ghosts included)
-  // Host memory this rank allocated for tiles (primal, adjoint, adjoint partials).
+  // Host memory this rank allocated for tiles (primal, adjoint, adjoint partials, halo strips).
   std::size_t local_bytes() const { return local_bytes_; }
 
   // Ghost-row state (used by loops and the tape).
@@ -161,6 +164,13 @@ class DatBase : public Tracked {
 
  private:
   bool local(int owner) const;  // this rank holds the tiles of `owner` in its own memory
+  // Distributed executor, tiles t and t+1 on two ranks: halo exchanges move ghost rows
+  // through strips (one per boundary and direction, owned by the sending tile's rank).
+  bool across_ranks(int t) const;
+  enum { kFwdUp, kFwdDown, kRevUp, kRevDown };
+  Handle& strip(int kind, int t, int owner, std::size_t bytes);
+  std::map<int, Handle> strips_;
+  std::vector<void*> strip_mem_;
   Handle tile_handle(int owner, std::size_t n, const std::string& name, std::vector<void*>& mem);
   void fill_tile(int t, void* data, const std::function<void(void*, int, int, int)>& f, bool zero_ghosts);
 };
