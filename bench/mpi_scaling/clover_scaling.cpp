@@ -23,6 +23,7 @@
 #include "cli.hpp"
 #include "clover.hpp"
 #include "deck.hpp"
+#include "rank_stats.hpp"
 #include "stardiff/runtime/mpi_stats.hpp"
 
 using namespace stardiff;
@@ -52,17 +53,6 @@ Run run(Executor& ex, const cloverleaf::Deck& deck, int steps, int tiles) {
   return r;
 }
 
-void stats_cpu(const TaskContext& t) {  // runs on the buffer's owner: that rank's counters
-  const MpiCommStats s = mpi_comm_stats();
-  double* p = t.buffers[0].data<double>();
-  std::size_t bytes = 0;
-  for (std::size_t b : s.bytes_to) bytes += b;
-  p[0] = s.rank;
-  p[1] = static_cast<double>(s.tasks_run);
-  p[2] = static_cast<double>(s.messages);
-  p[3] = static_cast<double>(bytes);
-}
-const Codelet cl_stats("mpi_scaling_clover_stats", &stats_cpu);
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,18 +84,7 @@ int main(int argc, char** argv) {
     {
       StarpuExecutor ex;
       got = run(ex, deck, steps, tiles);
-      std::vector<VectorHandle<double>> h;
-      for (int r = 0; r < ranks; ++r) {
-        h.emplace_back(4, "stats_" + std::to_string(r));
-        h.back().set_owner(r);
-      }
-      for (auto& v : h) ex.submit(cl_stats, {out(v)});
-      ex.wait_all();
-      for (auto& v : h) {
-        auto g = v.acquire(Access::R);
-        const double* p = static_cast<const double*>(g.data());
-        per_rank.insert(per_rank.end(), p, p + 4);
-      }
+      per_rank = bench::rank_stats(ex, ranks);
     }
     SequentialExecutor seq;
     const Run want = run(seq, deck, steps, got.tiles);
