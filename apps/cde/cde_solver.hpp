@@ -67,6 +67,10 @@ struct CdeConfig {
   int tiles = 0;  // block tiles along v; 0: 1 on a one-worker executor, else 2 per worker (<= nv / 4)
   std::shared_ptr<const Leverage> leverage;  // null: L = 1
   bool adjoint = false;  // active dats and recorded coefficient loops (for greeks())
+  // Adjoint mode's step: false (default) one external function per step with a hand-written
+  // adjoint (cde_hv_step); true the recorded stage loops and solves, each with its own adjoint
+  // (the loop-level reference: the same primal bits, Greeks equal up to round-off).
+  bool recorded_adjoint = false;
 };
 
 struct Greeks {
