@@ -1465,7 +1465,7 @@ struct CdeSolver::Impl {
                      mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
   }
 
-  void run(Tape* tape) {
+  void run(Tape* tape, const std::vector<double>* start = nullptr) {
     const HestonParams& p = cfg.p;
     const int total = cfg.steps + cfg.damping;
     const double dt = p.T / total, th = 0.5 + std::sqrt(3.0) / 6.0;
@@ -1481,6 +1481,7 @@ struct CdeSolver::Impl {
     }
     U.set([&](int i, int j, int) {
       if (i < 0 || i >= ns || j < 0 || j >= nv) return 0.0;
+      if (start) return (*start)[i + static_cast<std::size_t>(ns) * j];
       return j == nv - 1 ? sx[i] : u0[i];
     });
     // L depends on t only with several leverage time nodes: then cs (and A1's factors) per step.
@@ -1625,6 +1626,29 @@ struct CdeSolver::Impl {
     return gr;
   }
 
+  CdeSolver::Adjoints adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar) {
+    require(adj, "adjoint_from() needs CdeConfig::adjoint");
+    const std::size_t n = static_cast<std::size_t>(ns) * nv;
+    require(u0.size() == n && ubar.size() == n, "adjoint_from(): u0 and ubar need ns * nv values");
+    Tape tape("cde");
+    tape.start();
+    run(&tape, &u0);
+    tape.stop();
+    tape.seed(U, [&](int i, int j, int, int) {
+      return i >= 0 && i < ns && j >= 0 && j < nv ? ubar[i + static_cast<std::size_t>(ns) * j] : 0.0;
+    });
+    tape.reverse();
+    ex.wait_all();
+    CdeSolver::Adjoints a;
+    const auto ua = U.adjoint();
+    a.u0.resize(n);
+    for (int j = 0; j < nv; ++j)
+      for (int i = 0; i < ns; ++i) a.u0[i + static_cast<std::size_t>(ns) * j] = ua(i, j);
+    a.kappa = kappa.adjoint(), a.theta = theta.adjoint(), a.sigma = sigma.adjoint();
+    a.rho = rho.adjoint(), a.rd = rd.adjoint();
+    return a;
+  }
+
   std::vector<double> solution() {
     const auto view = U.values();
     std::vector<double> out(static_cast<std::size_t>(ns) * nv);
@@ -1660,6 +1684,13 @@ CdeSolver::CdeSolver(Executor& ex, const CdeConfig& cfg) {
 }
 CdeSolver::~CdeSolver() = default;
 void CdeSolver::run(Tape* tape) { m_->run(tape); }
+void CdeSolver::run_from(const std::vector<double>& u0) {
+  require(u0.size() == m_->sx.size() * m_->vy.size(), "run_from(): u0 needs ns * nv values");
+  m_->run(nullptr, &u0);
+}
+CdeSolver::Adjoints CdeSolver::adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar) {
+  return m_->adjoint_from(u0, ubar);
+}
 std::vector<double> CdeSolver::solution() { return m_->solution(); }
 Greeks CdeSolver::greeks(const Checkpointing& ck) { return m_->greeks(ck); }
 double CdeSolver::price() { return interp_bicubic(m_->sx, m_->vy, m_->solution(), m_->cfg.p.s0, m_->cfg.p.v0); }

@@ -97,6 +97,15 @@ class CdeSolver {
   double price();                        // after run()
   // cfg.adjoint only (Error otherwise): one taped run and one reverse sweep (contract above).
   Greeks greeks(const Checkpointing& ck = Checkpointing::save_all());
+  // Adjoint tests: run() from u0 (every node, index i + ns j) instead of the payoff; and
+  // (cfg.adjoint only) one taped run from u0, u(T)'s adjoint seeded with ubar, one reverse sweep:
+  // the adjoints of u0 and of (kappa, theta, sigma, rho, r_d).
+  struct Adjoints {
+    std::vector<double> u0;
+    double kappa = 0, theta = 0, sigma = 0, rho = 0, rd = 0;
+  };
+  void run_from(const std::vector<double>& u0);
+  Adjoints adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar);
   std::vector<double> solution();        // u(T) at node (i, j), index i + ns j
   const std::vector<double>& s() const;  // grids
   const std::vector<double>& v() const;
