@@ -630,20 +630,27 @@ void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, C
     for (int j = nv - 1; j >= 0; --j) {
       const double *m = mrow(j), *am = amrow(j);
       double* gj = xbrow(j);
+      const bool dv = cvrow(j)[DV] > 0;
+      // g of row j; r = g at non-Dirichlet nodes (the right-hand side's adjoint), 0 elsewhere
       for (int i = 0; i < ns; ++i) {
         const double w = gj[i] - p[i];
         p[i] = am[i] * w;
-        gj[i] = m[i] * w;
+        const double g = m[i] * w;
+        rr[i] = dv || ds[i] > 0 ? 0.0 : g;
+        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
       }
-      const bool dv = cvrow(j)[DV] > 0;
-      if (has_cvb && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s
+      if (has_cvb && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s, 4 lanes
         const double *xj = xrow(j), *xm = j > 0 ? xrow(j - 1) : xj, *xq = j + 1 < nv ? xrow(j + 1) : xj;
-        double sa = 0, sb = 0, sc2 = 0;  // sums of abar, bbar, cbar
-        for (int i = 0; i < ns; ++i) {
-          const double gv = gj[i];
-          const double gd = ds[i] > 0 ? 0.0 : gv;
-          sa -= gd * xm[i], sb -= gd * xj[i], sc2 -= gd * xq[i];
-        }
+        double la[4] = {0, 0, 0, 0}, lb[4] = {0, 0, 0, 0}, lc[4] = {0, 0, 0, 0};
+        int i = 0;
+        for (; i + 4 <= ns; i += 4)
+          for (int l = 0; l < 4; ++l) {
+            const double gd = rr[i + l];
+            la[l] -= gd * xm[i + l], lb[l] -= gd * xj[i + l], lc[l] -= gd * xq[i + l];
+          }
+        double sa = (la[0] + la[1]) + (la[2] + la[3]), sb = (lb[0] + lb[1]) + (lb[2] + lb[3]),
+               sc2 = (lc[0] + lc[1]) + (lc[2] + lc[3]);  // sums of abar, bbar, cbar
+        for (; i < ns; ++i) sa -= rr[i] * xm[i], sb -= rr[i] * xj[i], sc2 -= rr[i] * xq[i];
         if (j == 0) sa = 0;
         if (j + 1 == nv) sc2 = 0;
         const double t = A.thdt, *cvj = cvrow(j);
@@ -665,11 +672,6 @@ void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, C
         }
       }
       double *yb = has_yb ? ybrow(j) : nullptr, *gb = has_gb ? gbrow(j) : nullptr;
-      for (int i = 0; i < ns; ++i) {
-        const double gv = gj[i];
-        rr[i] = dv || ds[i] > 0 ? 0.0 : gv;
-        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
-      }
       if (yb)
         for (int i = 0; i < ns; ++i) yb[i] += rr[i];
       if (gb)
