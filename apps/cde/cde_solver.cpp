@@ -24,9 +24,11 @@
 // results); adjoint mode runs the recorded par_loops and cde_solve_s.
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
-// their own dats), the coefficient loops are recorded, and each kernel's adjoint is written by
-// hand below (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the
-// solves' outputs, never R1 or G for the mid stage).
+// their own dats) and the coefficient loops are recorded. Each step is one external function,
+// cde_hv_step (below: the tape keeps U before the step, the adjoint recomputes the stages from it
+// and runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
+// and solves one by one, each kernel's adjoint written by hand below (adjoint_reads declares the
+// primals it reads, so the tape saves U, R2 and the solves' outputs, never R1 or G).
 #include "cde_solver.hpp"
 
 #include <algorithm>

@@ -26,7 +26,8 @@
 //    (s e^{-r_f tau}, slope e^{-r_f tau}) do not depend on it.
 //  * Greeks (cfg.adjoint: every model dat active, the coefficient loops recorded with kappa,
 //    theta, sigma, rho, r_d as active Scalars and the leverage-on-grid dat active): greeks()
-//    runs the model once on a tape (each step marked; Checkpointing save-all or Revolve), seeds
+//    runs the model once on a tape (each step one external function with a hand-written adjoint,
+//    or with recorded_adjoint the stages' loops; each step marked; save-all or Revolve), seeds
 //    u(T) with the interpolation weights of price() and reverses once, giving d price / d
 //    (kappa, theta, sigma, rho, r_d) and / d L(t_k, s_m) (the leverage nodes, through the linear
 //    maps onto the grid). delta, gamma and d price / d v0 are derivatives of the interpolant
