@@ -24,9 +24,11 @@
 // results); adjoint mode runs the recorded par_loops and cde_solve_s.
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
-// their own dats), the coefficient loops are recorded, and each kernel's adjoint is written by
-// hand below (adjoint_reads declares the primals it reads, so the tape saves U, R2 and the
-// solves' outputs, never R1 or G for the mid stage).
+// their own dats) and the coefficient loops are recorded. Each step is one external function,
+// cde_hv_step (below: the tape keeps U before the step, the adjoint recomputes the stages from it
+// and runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
+// and solves one by one, each kernel's adjoint written by hand below (adjoint_reads declares the
+// primals it reads, so the tape saves U, R2 and the solves' outputs, never R1 or G).
 #include "cde_solver.hpp"
 
 #include <algorithm>
@@ -526,34 +528,34 @@ struct SolveVArgs {
 //   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
 // The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
 // products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
-void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
-                  const DD& x) {
+// Y, G, CV, M, X: row j -> element (0, j) of y, g, cv, the factors' m and x (rows of s).
+template <class YRow, class GRow, class CvRow, class MRow, class XRow>
+void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
+                  XRow xrow) {
   {
     const int ns = A.ns, nv = A.nv;
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
     thread_local std::vector<double> rbuf;
     rbuf.resize(3 * static_cast<std::size_t>(ns));
     double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
     for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
     {
-      const double *y1 = row_ptr(y, 1), *g1 = row_ptr(g, 1);
+      const double *y1 = yrow(1), *g1 = grow(1);
       for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
     }
-    const double e0 = *row_ptr(cv, 0, EE), f = e0 != 0.0 ? e0 / *row_ptr(cv, 1, W0 + 2) : 0.0;
+    const double e0 = cvrow(0)[EE], f = e0 != 0.0 ? e0 / cvrow(1)[W0 + 2] : 0.0;
     auto row_consts = [&](int j, double& aa, double& cc) {
       double bb;
-      const double* cvj = row_ptr(cv, j);
-      mat2_row(cvj, j + 1 < nv ? row_ptr(cv, j + 1) : cvj, A.thdt, j, aa, bb, cc);
+      const double* cvj = cvrow(j);
+      mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
     };
     const double* xp = nullptr;
     for (int j = 0; j < nv; ++j) {
-      const double *yj = row_ptr(y, j), *gj = row_ptr(g, j), *m = row_ptr(fm, j);
-      const bool dv = *row_ptr(cv, j, DV) > 0;
+      const double *yj = yrow(j), *gj = grow(j), *m = mrow(j);
+      const bool dv = cvrow(j)[DV] > 0;
       const double fj = j == 0 ? f : 0.0;
       double aa, cc;
       row_consts(j, aa, cc);
-      double* xj = row_ptr(x, j);
+      double* xj = xrow(j);
       for (int i = 0; i < ns; ++i) {
         const bool dir = dv || ds[i] > 0;
         const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
@@ -563,11 +565,11 @@ void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, c
       xp = xj;
     }
     for (int j = nv - 2; j >= 0; --j) {
-      const double* m = row_ptr(fm, j);
-      const bool dv = *row_ptr(cv, j, DV) > 0;
+      const double* m = mrow(j);
+      const bool dv = cvrow(j)[DV] > 0;
       double aa, cc;
       row_consts(j, aa, cc);
-      double* xj = row_ptr(x, j);
+      double* xj = xrow(j);
       for (int i = 0; i < ns; ++i) {
         const bool dir = dv || ds[i] > 0;
         xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
@@ -575,6 +577,12 @@ void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, c
       xp = xj;
     }
   }
+}
+void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
+                  const DD& x) {
+  solve_v_core(A, [&](int j) { return row_ptr(y, j); }, [&](int j) { return row_ptr(g, j); }, row_ptr(cs, 0),
+               stride0(cs), [&](int j) { return row_ptr(cv, j); }, [&](int j) { return row_ptr(fm, j); },
+               [&](int j) { return row_ptr(x, j); });
 }
 struct SolveV {
   SolveVArgs A;
@@ -589,31 +597,32 @@ struct SolveVM {  // primal mode: the factors' m only
   }
 };
 
-struct SolveVAdjoint {
-  SolveVArgs A;
-  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD, CD fa,
-                  DD, CD fu, DD, CD x, DD x_b) const {
+// The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held).
+template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
+          class GbRow>
+void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
+                          MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
+                          GbRow gbrow, bool has_gb) {
     const int ns = A.ns, nv = A.nv;
-    const double* c0 = row_ptr(cs, 0);
-    const long long sc = stride0(cs);
     // ybar (forward, in x_b), then g (backward, in x_b) with the matrix entries' adjoints.
     for (int j = 1; j < nv; ++j) {
-      const double* u = row_ptr(fu, j - 1);
-      const double* gp = row_ptr(x_b, j - 1);
-      double* gj = row_ptr(x_b, j);
+      const double* u = urow(j - 1);
+      const double* gp = xbrow(j - 1);
+      double* gj = xbrow(j);
       for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
     }
     // The mid stage (R = Y + G - f row at v = 0, Dirichlet nodes constant) row by row as g is
     // known. row = R at v_1 (where (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt
     // from x and the factors: R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
-    const double e0 = *row_ptr(cv, 0, EE);
-    const double w2 = *row_ptr(cv, 1, W0 + 2), f = e0 != 0.0 ? e0 / w2 : 0.0;
+    const double e0 = cvrow(0)[EE];
+    const double w2 = cvrow(1)[W0 + 2], f = e0 != 0.0 ? e0 / w2 : 0.0;
     thread_local std::vector<double> buf;
-    buf.assign(3 * static_cast<std::size_t>(ns), 0.0);
-    double *p = buf.data(), *rb = p + ns, *rw = rb + ns;
+    buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
+    double *p = buf.data(), *rb = p + ns, *rw = rb + ns, *ds = rw + ns, *rr = ds + ns;
+    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
     if (e0 != 0.0) {
-      const double *x0 = row_ptr(x, 0), *x1 = row_ptr(x, 1), *x2 = row_ptr(x, 2), *u0 = row_ptr(fu, 0),
-                   *u1 = row_ptr(fu, 1), *m1 = row_ptr(fm, 1), *am1 = row_ptr(fa, 1);
+      const double *x0 = xrow(0), *x1 = xrow(1), *x2 = xrow(2), *u0 = urow(0),
+                   *u1 = urow(1), *m1 = mrow(1), *am1 = amrow(1);
       for (int i = 0; i < ns; ++i) {
         const double y0 = x0[i] + u0[i] * x1[i], y1 = x1[i] + u1[i] * x2[i];
         rw[i] = (y1 + am1[i] * y0) / m1[i];
@@ -621,32 +630,40 @@ struct SolveVAdjoint {
     }
     double f_b = 0;
     for (int j = nv - 1; j >= 0; --j) {
-      const double *m = row_ptr(fm, j), *am = row_ptr(fa, j);
-      double* gj = row_ptr(x_b, j);
+      const double *m = mrow(j), *am = amrow(j);
+      double* gj = xbrow(j);
+      const bool dv = cvrow(j)[DV] > 0;
+      // g of row j; r = g at non-Dirichlet nodes (the right-hand side's adjoint), 0 elsewhere
       for (int i = 0; i < ns; ++i) {
         const double w = gj[i] - p[i];
         p[i] = am[i] * w;
-        gj[i] = m[i] * w;
+        const double g = m[i] * w;
+        rr[i] = dv || ds[i] > 0 ? 0.0 : g;
+        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
       }
-      const bool dv = *row_ptr(cv, j, DV) > 0;
-      if (cv_b.valid() && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s
-        const double *xj = row_ptr(x, j), *xm = j > 0 ? row_ptr(x, j - 1) : xj, *xq = j + 1 < nv ? row_ptr(x, j + 1) : xj;
-        double sa = 0, sb = 0, sc2 = 0;  // sums of abar, bbar, cbar
-        for (int i = 0; i < ns; ++i) {
-          const double gd = c0[i * sc + DS] > 0 ? 0.0 : gj[i];
-          sa -= gd * xm[i], sb -= gd * xj[i], sc2 -= gd * xq[i];
-        }
+      if (has_cvb && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s, 4 lanes
+        const double *xj = xrow(j), *xm = j > 0 ? xrow(j - 1) : xj, *xq = j + 1 < nv ? xrow(j + 1) : xj;
+        double la[4] = {0, 0, 0, 0}, lb[4] = {0, 0, 0, 0}, lc[4] = {0, 0, 0, 0};
+        int i = 0;
+        for (; i + 4 <= ns; i += 4)
+          for (int l = 0; l < 4; ++l) {
+            const double gd = rr[i + l];
+            la[l] -= gd * xm[i + l], lb[l] -= gd * xj[i + l], lc[l] -= gd * xq[i + l];
+          }
+        double sa = (la[0] + la[1]) + (la[2] + la[3]), sb = (lb[0] + lb[1]) + (lb[2] + lb[3]),
+               sc2 = (lc[0] + lc[1]) + (lc[2] + lc[3]);  // sums of abar, bbar, cbar
+        for (; i < ns; ++i) sa -= rr[i] * xm[i], sb -= rr[i] * xj[i], sc2 -= rr[i] * xq[i];
         if (j == 0) sa = 0;
         if (j + 1 == nv) sc2 = 0;
-        const double t = A.thdt, *cvj = row_ptr(cv, j);
-        double* bj = row_ptr(cv_b, j);
+        const double t = A.thdt, *cvj = cvrow(j);
+        double* bj = cvbrow(j);
         bj[W0 + 1] -= t * sb;
         bj[W0 + 2] -= t * sc2;
         if (cvj[EE] == 0.0) {
           if (j > 0) bj[W0] -= t * sa;
         } else {  // row v = 0 with the elimination by row v_1
-          const double* cv1 = row_ptr(cv, j + 1);
-          double* b1 = row_ptr(cv_b, j + 1);
+          const double* cv1 = cvrow(j + 1);
+          double* b1 = cvbrow(j + 1);
           const double w21 = cv1[W0 + 2], f1 = cvj[EE] / w21;
           const double m10 = -t * cv1[W0], m11 = 1.0 - t * cv1[W0 + 1];
           const double fb1 = -(m10 * sb + m11 * sc2);
@@ -656,30 +673,36 @@ struct SolveVAdjoint {
           b1[W0 + 2] -= fb1 * f1 / w21;
         }
       }
-      double *yb = y_b.valid() ? row_ptr(y_b, j) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, j) : nullptr;
-      for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || c0[i * sc + DS] > 0;
-        const double r = dir ? 0.0 : gj[i];
-        if (yb) yb[i] += r;
-        if (gb) gb[i] += r;
-        if (j == 0 && e0 != 0.0) {
-          rb[i] -= f * r;
-          f_b -= rw[i] * r;
+      double *yb = has_yb ? ybrow(j) : nullptr, *gb = has_gb ? gbrow(j) : nullptr;
+      if (yb)
+        for (int i = 0; i < ns; ++i) yb[i] += rr[i];
+      if (gb)
+        for (int i = 0; i < ns; ++i) gb[i] += rr[i];
+      if (j == 0 && e0 != 0.0)
+        for (int i = 0; i < ns; ++i) {
+          rb[i] -= f * rr[i];
+          f_b -= rw[i] * rr[i];
         }
-        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
-      }
     }
     {
-      double *yb = y_b.valid() ? row_ptr(y_b, 1) : nullptr, *gb = g_b.valid() ? row_ptr(g_b, 1) : nullptr;
+      double *yb = has_yb ? ybrow(1) : nullptr, *gb = has_gb ? gbrow(1) : nullptr;
       for (int i = 0; i < ns; ++i) {
         if (yb) yb[i] += rb[i];
         if (gb) gb[i] += rb[i];
       }
     }
-    if (e0 != 0.0 && cv_b.valid()) {
-      *row_ptr(cv_b, 0, EE) += f_b / w2;
-      *row_ptr(cv_b, 1, W0 + 2) -= f_b * f / w2;
+    if (e0 != 0.0 && has_cvb) {
+      cvbrow(0)[EE] += f_b / w2;
+      cvbrow(1)[W0 + 2] -= f_b * f / w2;
     }
+}
+struct SolveVAdjoint {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD, DD y_b, CD, DD g_b, CD cs, DD, CD cv, DD cv_b, CD fm, DD, CD fa,
+                  DD, CD fu, DD, CD x, DD x_b) const {
+    auto rows = [](const auto& e) { return [&e](int j) { return row_ptr(e, j); }; };
+    solve_v_adjoint_core(A, row_ptr(cs, 0), stride0(cs), rows(cv), rows(cv_b), cv_b.valid(), rows(fm), rows(fa),
+                         rows(fu), rows(x), rows(x_b), rows(y_b), y_b.valid(), rows(g_b), g_b.valid());
   }
 };
 
@@ -826,6 +849,369 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
   template <class... X>
   void operator()(const ExternalContext& ctx, X&&...) const {
     throw Error(std::string("cde: '") + ctx.name + "' has no adjoint (primal mode only)");
+  }
+};
+
+// ---- Adjoint mode: one HV (or Douglas) step as one external function (cde_hv_step) ---------
+// U RW, the coefficients and both directions' factors READ, one task holding every tile;
+// recorded by execute_external_recompute with adjoint_gets_inputs: the tape keeps U before the
+// step (one array per step) and nothing else, and the adjoint recomputes the step's
+// intermediates from it (the same arithmetic as the primal: explicit_row, subst4, solve_v_core,
+// so the same bits as primal mode), then runs the transposed step: the transposed v solve
+// (solve_v_adjoint_core), the transposed s solve (solve_s_adjoint_rows), the transposed
+// explicit stencils (explicit_adjoint_row), twice for HV, once for Douglas. Adjoints of cs
+// (P, Q, MB, N1, N2) and cv (W, EE) accumulate in the task and are added to the dats' adjoints
+// at its end, where the recorded coefficient loops carry them to the parameters.
+
+// Full-grid local arrays: rows -1 .. nv + 1, columns -1 .. ns (ghosts zero unless written).
+struct Grid {
+  std::vector<double> buf;
+  long long ls = 0;
+  void init(int ns, int nv) {
+    ls = ns + 2;
+    buf.assign(static_cast<std::size_t>(ls) * (nv + 3), 0.0);
+  }
+  void zero() { std::fill(buf.begin(), buf.end(), 0.0); }
+  double* row(int j) { return buf.data() + (j + 1) * ls + 1; }
+  auto rows() {
+    return [this](int j) { return row(j); };
+  }
+};
+
+struct StepArgs {
+  double dt, thdt, e_old, e_new;
+  int ns, nv;
+  bool damp;  // a Douglas step (predictor, s solve, v solve)
+};
+
+// The transposed explicit stage of row j: seeds r1b (Pred: also hb; corrector: hb
+// receives the adjoint of H, the masked r1b) and gb; the adjoints of the stencil's u values added
+// into rows j - 1 .. j + 2 of ub (columns 0 .. ns - 1; the ghosts are constants), those of cs
+// into cbA (SoA; Pred and not Same: the new N1, N2 into cbB), of cv row j into the returned
+// sums (W0, W1, W2, EE). sA: cs of A1 (old), sB: cs of the Dirichlet flags and new N terms.
+// tmp: 9 (ns + 2) doubles.
+template <bool Pred, bool Same>
+CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, const double* __restrict sB,
+                                          double* __restrict cbA, double* __restrict cbB, const double* __restrict cvj,
+                                          const double* __restrict um1, const double* __restrict u0,
+                                          const double* __restrict up1, const double* __restrict up2,
+                                          const double* __restrict r1b_in, double* __restrict hb,
+                                          const double* __restrict gb, double* __restrict ubm1, double* __restrict ub0,
+                                          double* __restrict ubp1, double* __restrict ubp2, double dt, double thdt,
+                                          double e_old, double e_new, double* __restrict tmp, double* __restrict cvsum) {
+  const double v = cvj[VV], W0v = cvj[W0], W1v = cvj[W0 + 1], W2v = cvj[W0 + 2], Ev = cvj[EE];
+  const double bm = cvj[BV0], b0 = cvj[BV0 + 1], bp = cvj[BV0 + 2], dv = cvj[DV];
+  const double *P0a = sA + P0 * ns, *P1a = sA + (P0 + 1) * ns, *P2a = sA + (P0 + 2) * ns;
+  const double *Q0a = sA + Q0 * ns, *Q1a = sA + (Q0 + 1) * ns, *Q2a = sA + (Q0 + 2) * ns;
+  const double *M0a = sA + MB0 * ns, *M1a = sA + (MB0 + 1) * ns, *M2a = sA + (MB0 + 2) * ns;
+  const double* DSb = sB + DS * ns;
+  double *bP0 = cbA + P0 * ns, *bP1 = cbA + (P0 + 1) * ns, *bP2 = cbA + (P0 + 2) * ns;
+  double *bQ0 = cbA + Q0 * ns, *bQ1 = cbA + (Q0 + 1) * ns, *bQ2 = cbA + (Q0 + 2) * ns;
+  double *bM0 = cbA + MB0 * ns, *bM1 = cbA + (MB0 + 1) * ns, *bM2 = cbA + (MB0 + 2) * ns;
+  double *bN1 = cbA + N1 * ns, *bN2 = cbA + N2 * ns;
+  double *cN1 = cbB + N1 * ns, *cN2 = cbB + N2 * ns;
+  // Contributions to columns i - 1 and i + 1, at index i + 1 (zero at 0 and ns + 1).
+  const std::size_t w = ns + 2;
+  double *cm = tmp, *cp = cm + w, *kmm = cp + w, *kmp = kmm + w, *kpm = kmp + w, *kpp = kpm + w;
+  cm[0] = cp[0] = kmm[0] = kmp[0] = kpm[0] = kpp[0] = 0.0;
+  cm[ns + 1] = cp[ns + 1] = kmm[ns + 1] = kmp[ns + 1] = kpm[ns + 1] = kpp[ns + 1] = 0.0;
+  double* a2s = cvsum + 4;  // a2b per node (ns doubles after the 4 sums)
+  double *a1s = kpp + w, *ucs = a1s + w, *ts = ucs + w;  // a1b, the centre's seed, a0's seed times v
+  for (int i = 0; i < ns; ++i) {  // the seeds (and the Neumann terms' adjoints)
+    const double r1v = r1b_in[i], gv = gb[i];
+    const double r1b = DSb[i] + dv > 0 ? 0.0 : r1v;
+    double Fb, a1b, a2b, ucb;
+    if (Pred) {
+      const double hbi = hb[i];
+      Fb = dt * r1b + 0.5 * dt * hbi;
+      a1b = Fb - thdt * r1b;
+      const double bnewb = thdt * r1b;
+      a2b = Fb - thdt * gv;
+      ucb = r1b + hbi;
+      if (Same) {
+        const double nb = e_old * a1b + e_new * bnewb;
+        bN1[i] += v * nb, bN2[i] += nb;
+      } else {
+        bN1[i] += e_old * v * a1b, bN2[i] += e_old * a1b;
+        cN1[i] += e_new * v * bnewb, cN2[i] += e_new * bnewb;
+      }
+    } else {
+      hb[i] = r1b;
+      Fb = dt * r1b;  // dt: half_dt here
+      bN1[i] += e_new * v * Fb, bN2[i] += e_new * Fb;
+      a1b = Fb - thdt * r1b;
+      a2b = Fb - thdt * gv;
+      ucb = 0.0;
+    }
+    a1s[i] = a1b, a2s[i] = a2b, ucs[i] = ucb, ts[i] = Fb * v;
+  }
+  for (int i = 0; i < ns; ++i) {  // A1's entries (three streams a loop: vectorised)
+    const double a1v = a1s[i] * v;
+    bP0[i] += a1v * u0[i - 1], bP1[i] += a1v * u0[i], bP2[i] += a1v * u0[i + 1];
+  }
+  for (int i = 0; i < ns; ++i) {
+    const double a1b = a1s[i];
+    bQ0[i] += a1b * u0[i - 1], bQ1[i] += a1b * u0[i], bQ2[i] += a1b * u0[i + 1];
+  }
+  for (int i = 0; i < ns; ++i) {  // the mixed term's entries
+    const double t = ts[i];
+    const double rm = bm * um1[i - 1] + b0 * u0[i - 1] + bp * up1[i - 1];
+    const double rc = bm * um1[i] + b0 * u0[i] + bp * up1[i];
+    const double rp = bm * um1[i + 1] + b0 * u0[i + 1] + bp * up1[i + 1];
+    bM0[i] += t * rm, bM1[i] += t * rc, bM2[i] += t * rp;
+  }
+  for (int i = 0; i < ns; ++i) {  // the corners' adjoints
+    const double rm_b = ts[i] * M0a[i], rp_b = ts[i] * M2a[i];
+    kmm[i + 1] = rm_b * bm, kmp[i + 1] = rm_b * bp, kpm[i + 1] = rp_b * bm, kpp[i + 1] = rp_b * bp;
+  }
+  for (int i = 0; i < ns; ++i) {  // the other stencil values' adjoints
+    const double t = ts[i], a1b = a1s[i], a2b = a2s[i];
+    const double rm_b = t * M0a[i], rc_b = t * M1a[i], rp_b = t * M2a[i];
+    cm[i + 1] = a1b * (v * P0a[i] + Q0a[i]) + rm_b * b0;
+    cp[i + 1] = a1b * (v * P2a[i] + Q2a[i]) + rp_b * b0;
+    ub0[i] += ucs[i] + a1b * (v * P1a[i] + Q1a[i]) + a2b * W1v + rc_b * b0;
+    ubm1[i] += a2b * W0v + rc_b * bm;
+    ubp1[i] += a2b * W2v + rc_b * bp;
+    ubp2[i] += a2b * Ev;
+  }
+  for (int k = 0; k < ns; ++k) {
+    ub0[k] += cm[k + 2] + cp[k];
+    ubm1[k] += kmm[k + 2] + kpm[k];
+    ubp1[k] += kmp[k + 2] + kpp[k];
+  }
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int i = 0; i < ns; ++i) {
+    const double a = a2s[i];
+    s0 += a * um1[i], s1 += a * u0[i], s2 += a * up1[i], s3 += a * up2[i];
+  }
+  cvsum[0] = s0, cvsum[1] = s1, cvsum[2] = s2, cvsum[3] = s3;
+}
+
+// The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
+// side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
+// factorization, x its solution, rows with zero ghost columns) into cb (SoA).
+template <class MRow, class AmRow, class URow, class XRow, class GRow, class CvRow>
+void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow, AmRow amrow, URow urow,
+                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
+  const double* DSr = sB + DS * ns;
+  double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
+  double *bQ0 = cb + Q0 * ns, *bQ1 = cb + (Q0 + 1) * ns, *bQ2 = cb + (Q0 + 2) * ns;
+  for (int j = 0; j < nv; j += 4) {
+    const int L = std::min(4, nv - j);
+    const double *m[4], *am[4], *u[4], *xs[4];
+    double* g[4];
+    double v[4], dv[4];
+    for (int q = 0; q < 4; ++q) {
+      const int r = j + std::min(q, L - 1);
+      m[q] = mrow(r), am[q] = amrow(r), u[q] = urow(r), xs[q] = xrow(r), g[q] = grow(r);
+      v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
+    }
+    double y[4], p[4] = {0, 0, 0, 0};
+    for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+    for (int i = 1; i < ns; ++i) {
+      for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
+      for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+    }
+    for (int i = ns - 1; i >= 0; --i) {
+      double gi[4];
+      for (int q = 0; q < 4; ++q) {
+        const double w = g[q][i] - p[q];
+        p[q] = am[q][i] * w;
+        gi[q] = m[q][i] * w;
+      }
+      for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
+    }
+    for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
+      if (dv[q] > 0) continue;       // a Dirichlet row (identity)
+      const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
+      const double* gq = g[q];
+      const double vq = v[q];
+      double* tg = tgbuf;
+      for (int i = 0; i < ns; ++i) {
+        const double tv = thdt * gq[i];
+        tg[i] = DSr[i] > 0 ? 0.0 : tv;
+      }
+      for (int i = 0; i < ns; ++i) bP0[i] += vq * (tg[i] * x[i - 1]), bP1[i] += vq * (tg[i] * x[i]), bP2[i] += vq * (tg[i] * x[i + 1]);
+      for (int i = 0; i < ns; ++i) bQ0[i] += tg[i] * x[i - 1], bQ1[i] += tg[i] * x[i], bQ2[i] += tg[i] * x[i + 1];
+    }
+  }
+}
+
+// Work arrays of one step (thread-local: one task at a time per worker).
+struct StepWork {
+  Grid y1, g, h, y2, y1c, un, a1, a2, a3, a4;
+  std::vector<double> soaA, soaB, cbA, cbB, tmp, cvsum, zeros;
+  int ns = -1, nv = -1;
+  void init(int ns_, int nv_) {
+    if (ns_ == ns && nv_ == nv) return;
+    ns = ns_, nv = nv_;
+    for (Grid* q : {&y1, &g, &h, &y2, &y1c, &un, &a1, &a2, &a3, &a4}) q->init(ns, nv);
+    tmp.assign(9 * static_cast<std::size_t>(ns + 2), 0.0);
+    cvsum.assign(4 + static_cast<std::size_t>(ns), 0.0);
+    zeros.assign(2 * static_cast<std::size_t>(ns), 0.0);  // ns zeros, then scratch
+  }
+};
+StepWork& step_work(int ns, int nv) {
+  thread_local StepWork w;
+  w.init(ns, nv);
+  return w;
+}
+
+// The step forward from rows urow (U before) into xrow (U after); intermediates into w (y1: the
+// first s solve's solution, y2: the v solve's, y1c: the second s solve's; g, h scratch).
+template <class URow, class XRow>
+void hv_forward(const StepArgs& A, URow urow, const double* sA, const double* sB, const CD& cv, const CD& f1m,
+                const CD& f2m, const double* c0, long long sc, StepWork& w, XRow xrow) {
+  const int ns = A.ns, nv = A.nv;
+  auto cvrow = [&](int j) { return row_ptr(cv, j); };
+  auto mrow2 = [&](int j) { return row_ptr(f2m, j); };
+  // explicit stage and s solve, rows four at a time (as fused_tile)
+  auto stage_s = [&](bool pred, auto in_row, Grid& r1) {
+    for (int j = 0; j < nv; j += 4) {
+      const int L = std::min(4, nv - j);
+      const double* m[4];
+      double* d[4];
+      double v[4], dv[4];
+      for (int q = 0; q < 4; ++q) {
+        const int r = j + std::min(q, L - 1);
+        d[q] = r1.row(r), m[q] = row_ptr(f1m, r);
+        v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
+        if (q >= L) continue;
+        if (pred)
+          explicit_row<true>(ns, sA, sB, cvrow(r), in_row(r - 1), in_row(r), in_row(r + 1), in_row(r + 2), nullptr,
+                             d[q], w.h.row(r), w.g.row(r), A.dt, A.thdt, A.e_old, A.e_new);
+        else
+          explicit_row<false>(ns, sB, sB, cvrow(r), in_row(r - 1), in_row(r), in_row(r + 1), in_row(r + 2),
+                              w.h.row(r), d[q], nullptr, w.g.row(r), 0.5 * A.dt, A.thdt, A.e_old, A.e_new);
+      }
+      subst4(ns, m, sB, v, dv, A.thdt, d);
+    }
+  };
+  const SolveVArgs va{A.e_new, A.thdt, ns, nv};
+  stage_s(true, urow, w.y1);
+  if (A.damp) {
+    solve_v_core(va, w.y1.rows(), w.g.rows(), c0, sc, cvrow, mrow2, xrow);
+    return;
+  }
+  solve_v_core(va, w.y1.rows(), w.g.rows(), c0, sc, cvrow, mrow2, w.y2.rows());
+  stage_s(false, w.y2.rows(), w.y1c);
+  solve_v_core(va, w.y1c.rows(), w.g.rows(), c0, sc, cvrow, mrow2, xrow);
+}
+
+// cde_hv_step's primal: U <- step(U). Two: cs at the step's start and end are distinct dats.
+struct HvStep {
+  StepArgs A;
+  void run(const CD& csA, const CD& csB, const CD& cv, const CD& f1m, const CD& f2m, const DD& u, bool two) const {
+    StepWork& w = step_work(A.ns, A.nv);
+    const double* sB = cs_soa(csB, A.ns, w.soaB);
+    const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
+    const CD uc = u;
+    hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
+               [&](int j) { return row_ptr(u, j); });
+  }
+  void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
+    run(cs, cs, cv, f1m, f2m, u, false);
+  }
+  void operator()(const ExternalContext&, DD u, CD csA, CD csB, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
+    run(csA, csB, cv, f1m, f2m, u, true);
+  }
+};
+// Adds the SoA cs adjoint cb into the dat's (the parameter-dependent components).
+void add_cs_adjoint(const double* cb, const DD& csb, int ns) {
+  if (!csb.valid()) return;
+  double* b0 = row_ptr(csb, 0);
+  const long long sc = stride0(csb);
+  for (int c : {int{P0}, P0 + 1, P0 + 2, int{Q0}, Q0 + 1, Q0 + 2, int{MB0}, MB0 + 1, MB0 + 2, int{N1}, int{N2}})
+    for (int i = 0; i < ns; ++i) b0[i * sc + c] += cb[static_cast<std::size_t>(c) * ns + i];
+}
+// cde_hv_step's adjoint (U: the step's input, restored by the tape; ub: U's adjoint after the
+// step on entry, before it on return).
+struct HvStepAdjoint {
+  StepArgs A;
+  void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
+           const CD& f1m, const CD& f1a, const CD& f1u, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
+           const DD& ub, bool two) const {
+    const int ns = A.ns, nv = A.nv;
+    StepWork& w = step_work(ns, nv);
+    const double* sB = cs_soa(csB, ns, w.soaB);
+    const double* sA = two ? cs_soa(csA, ns, w.soaA) : sB;
+    w.cbA.assign(static_cast<std::size_t>(NCS) * ns, 0.0);
+    if (two) w.cbB.assign(static_cast<std::size_t>(NCS) * ns, 0.0);
+    double* cbB = two ? w.cbB.data() : w.cbA.data();  // cs of the step's end (solves, Dirichlet, new N)
+    double* cbA = w.cbA.data();                        // cs of A1 in the predictor
+    const double* c0 = row_ptr(csB, 0);
+    const long long sc = stride0(csB);
+    auto urow = [&](int j) { return row_ptr(u, j); };
+    auto cvrow = [&](int j) { return row_ptr(cv, j); };
+    auto cvbrow = [&](int j) { return row_ptr(cv_b, j); };
+    auto rows = [](const CD& e) { return [&e](int j) { return row_ptr(e, j); }; };
+    hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
+    // a1 <- the adjoint of U after the step (interior)
+    for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(ub, j), ns, w.a1.row(j));
+    const SolveVArgs va{A.e_new, A.thdt, ns, nv};
+    const bool has_cvb = cv_b.valid();
+    auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, Grid& out) {
+      for (int j = 0; j < nv; ++j) {
+        double* cvs = w.cvsum.data();
+        double* hbr = hb ? hb->row(j) : w.zeros.data();
+        if (pred) {
+          if (two)
+            explicit_adjoint_row<true, false>(ns, sA, sB, cbA, w.cbB.data(), cvrow(j), in_row(j - 1), in_row(j),
+                                              in_row(j + 1), in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1),
+                                              out.row(j), out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old,
+                                              A.e_new, w.tmp.data(), cvs);
+          else
+            explicit_adjoint_row<true, true>(ns, sA, sB, cbA, cbA, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
+                                             in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
+                                             out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old, A.e_new,
+                                             w.tmp.data(), cvs);
+        } else {
+          explicit_adjoint_row<false, true>(ns, sB, sB, cbB, cbB, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
+                                            in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
+                                            out.row(j + 1), out.row(j + 2), 0.5 * A.dt, A.thdt, A.e_old, A.e_new,
+                                            w.tmp.data(), cvs);
+        }
+        if (has_cvb) {
+          double* b = cvbrow(j);
+          b[W0] += cvs[0], b[W0 + 1] += cvs[1], b[W0 + 2] += cvs[2], b[EE] += cvs[3];
+        }
+      }
+    };
+    // The v solve into U (x = un): its right-hand side's adjoint into a3 (Y) and a2 (G).
+    w.a2.zero(), w.a3.zero();
+    if (A.damp) {
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      w.a4.zero();
+      explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
+    } else {
+      // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      w.a4.zero();  // the adjoint of Y2; h receives H's
+      explicit_adjoint(false, w.y2.rows(), w.a3, &w.h, w.a2, w.a4);
+      // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
+      w.a2.zero(), w.a3.zero();
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.y2.rows(),
+                           w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      w.a1.zero();
+      explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
+      std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
+    }
+    for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
+    add_cs_adjoint(cbA, csA_b, ns);
+    if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
+  }
+  void operator()(const ExternalContext&, CD u, DD ub, CD cs, DD cs_b, CD cv, DD cv_b, CD f1m, DD, CD f1a, DD, CD f1u,
+                  DD, CD f2m, DD, CD f2a, DD, CD f2u, DD) const {
+    run(cs, cs_b, cs, cs_b, cv, cv_b, f1m, f1a, f1u, f2m, f2a, f2u, u, ub, false);
+  }
+  void operator()(const ExternalContext&, CD u, DD ub, CD csA, DD csA_b, CD csB, DD csB_b, CD cv, DD cv_b, CD f1m, DD,
+                  CD f1a, DD, CD f1u, DD, CD f2m, DD, CD f2a, DD, CD f2u, DD) const {
+    run(csA, csA_b, csB, csB_b, cv, cv_b, f1m, f1a, f1u, f2m, f2a, f2u, u, ub, true);
   }
 };
 
@@ -1083,7 +1469,7 @@ struct CdeSolver::Impl {
                      mesh::arg_dat(*f.u, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
   }
 
-  void run(Tape* tape) {
+  void run(Tape* tape, const std::vector<double>* start = nullptr) {
     const HestonParams& p = cfg.p;
     const int total = cfg.steps + cfg.damping;
     const double dt = p.T / total, th = 0.5 + std::sqrt(3.0) / 6.0;
@@ -1099,6 +1485,7 @@ struct CdeSolver::Impl {
     }
     U.set([&](int i, int j, int) {
       if (i < 0 || i >= ns || j < 0 || j >= nv) return 0.0;
+      if (start) return (*start)[i + static_cast<std::size_t>(ns) * j];
       return j == nv - 1 ? sx[i] : u0[i];
     });
     // L depends on t only with several leverage time nodes: then cs (and A1's factors) per step.
@@ -1143,6 +1530,22 @@ struct CdeSolver::Impl {
                            mesh::arg_dat(G, mesh::WRITE));
           solve_v(F2, thdt, e_new, U);
         }
+        if (marks) tape->step();
+        continue;
+      }
+      if (!cfg.recorded_adjoint) {  // one external function per step (cde_hv_step)
+        ExternalOptions o;
+        o.adjoint_gets_inputs = true;
+        const StepArgs sa{dt, thdt, e_old, e_new, ns, nv, damp};
+        auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
+        if (varying)
+          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+                                     rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m),
+                                     rd_(*F2.a), rd_(*F2.u));
+        else
+          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+                                     rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m), rd_(*F2.a),
+                                     rd_(*F2.u));
         if (marks) tape->step();
         continue;
       }
@@ -1227,6 +1630,29 @@ struct CdeSolver::Impl {
     return gr;
   }
 
+  CdeSolver::Adjoints adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar) {
+    require(adj, "adjoint_from() needs CdeConfig::adjoint");
+    const std::size_t n = static_cast<std::size_t>(ns) * nv;
+    require(u0.size() == n && ubar.size() == n, "adjoint_from(): u0 and ubar need ns * nv values");
+    Tape tape("cde");
+    tape.start();
+    run(&tape, &u0);
+    tape.stop();
+    tape.seed(U, [&](int i, int j, int, int) {
+      return i >= 0 && i < ns && j >= 0 && j < nv ? ubar[i + static_cast<std::size_t>(ns) * j] : 0.0;
+    });
+    tape.reverse();
+    ex.wait_all();
+    CdeSolver::Adjoints a;
+    const auto ua = U.adjoint();
+    a.u0.resize(n);
+    for (int j = 0; j < nv; ++j)
+      for (int i = 0; i < ns; ++i) a.u0[i + static_cast<std::size_t>(ns) * j] = ua(i, j);
+    a.kappa = kappa.adjoint(), a.theta = theta.adjoint(), a.sigma = sigma.adjoint();
+    a.rho = rho.adjoint(), a.rd = rd.adjoint();
+    return a;
+  }
+
   std::vector<double> solution() {
     const auto view = U.values();
     std::vector<double> out(static_cast<std::size_t>(ns) * nv);
@@ -1262,6 +1688,13 @@ CdeSolver::CdeSolver(Executor& ex, const CdeConfig& cfg) {
 }
 CdeSolver::~CdeSolver() = default;
 void CdeSolver::run(Tape* tape) { m_->run(tape); }
+void CdeSolver::run_from(const std::vector<double>& u0) {
+  require(u0.size() == m_->sx.size() * m_->vy.size(), "run_from(): u0 needs ns * nv values");
+  m_->run(nullptr, &u0);
+}
+CdeSolver::Adjoints CdeSolver::adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar) {
+  return m_->adjoint_from(u0, ubar);
+}
 std::vector<double> CdeSolver::solution() { return m_->solution(); }
 Greeks CdeSolver::greeks(const Checkpointing& ck) { return m_->greeks(ck); }
 double CdeSolver::price() { return interp_bicubic(m_->sx, m_->vy, m_->solution(), m_->cfg.p.s0, m_->cfg.p.v0); }

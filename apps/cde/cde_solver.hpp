@@ -26,7 +26,8 @@
 //    (s e^{-r_f tau}, slope e^{-r_f tau}) do not depend on it.
 //  * Greeks (cfg.adjoint: every model dat active, the coefficient loops recorded with kappa,
 //    theta, sigma, rho, r_d as active Scalars and the leverage-on-grid dat active): greeks()
-//    runs the model once on a tape (each step marked; Checkpointing save-all or Revolve), seeds
+//    runs the model once on a tape (each step one external function with a hand-written adjoint,
+//    or with recorded_adjoint the stages' loops; each step marked; save-all or Revolve), seeds
 //    u(T) with the interpolation weights of price() and reverses once, giving d price / d
 //    (kappa, theta, sigma, rho, r_d) and / d L(t_k, s_m) (the leverage nodes, through the linear
 //    maps onto the grid). delta, gamma and d price / d v0 are derivatives of the interpolant
@@ -67,6 +68,10 @@ struct CdeConfig {
   int tiles = 0;  // block tiles along v; 0: 1 on a one-worker executor, else 2 per worker (<= nv / 4)
   std::shared_ptr<const Leverage> leverage;  // null: L = 1
   bool adjoint = false;  // active dats and recorded coefficient loops (for greeks())
+  // Adjoint mode's step: false (default) one external function per step with a hand-written
+  // adjoint (cde_hv_step); true the recorded stage loops and solves, each with its own adjoint
+  // (the loop-level reference: the same primal bits, Greeks equal up to round-off).
+  bool recorded_adjoint = false;
 };
 
 struct Greeks {
@@ -93,6 +98,15 @@ class CdeSolver {
   double price();                        // after run()
   // cfg.adjoint only (Error otherwise): one taped run and one reverse sweep (contract above).
   Greeks greeks(const Checkpointing& ck = Checkpointing::save_all());
+  // Adjoint tests: run() from u0 (every node, index i + ns j) instead of the payoff; and
+  // (cfg.adjoint only) one taped run from u0, u(T)'s adjoint seeded with ubar, one reverse sweep:
+  // the adjoints of u0 and of (kappa, theta, sigma, rho, r_d).
+  struct Adjoints {
+    std::vector<double> u0;
+    double kappa = 0, theta = 0, sigma = 0, rho = 0, rd = 0;
+  };
+  void run_from(const std::vector<double>& u0);
+  Adjoints adjoint_from(const std::vector<double>& u0, const std::vector<double>& ubar);
   std::vector<double> solution();        // u(T) at node (i, j), index i + ns j
   const std::vector<double>& s() const;  // grids
   const std::vector<double>& v() const;

@@ -8,13 +8,17 @@
 // nodes, 20 steps, damping, r_f > 0): every Greek against Richardson-extrapolated central
 // differences of the same discrete model to 1e-6 relative, a Taylor test of the parameter
 // gradient, the leverage gradient against central differences at nodes, Revolve bitwise equal to
-// save-all, the adjoint solver's price bitwise the primal's.
+// save-all, the adjoint solver's price bitwise the primal's. The adjoint step external
+// (cde_hv_step): a dot-product test of its adjoint in u (HV, Douglas, t-dependent leverage) and
+// in the parameters (central differences), and its Greeks against the recorded loop-level
+// path's (CdeConfig::recorded_adjoint) to 1e-11 relative (not bitwise: other summation orders).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "cde_solver.hpp"
@@ -113,9 +117,12 @@ TEST(Cde, PrimalFusedIsBitwiseAdjointMode) {
     std::vector<double> fused, recorded;
     solve(c, &fused);
     c.adjoint = true;
-    solve(c, &recorded);
-    ASSERT_EQ(fused.size(), recorded.size());
-    for (std::size_t q = 0; q < fused.size(); ++q) ASSERT_EQ(fused[q], recorded[q]) << q;
+    for (bool loops : {false, true}) {  // the step external, the recorded loops
+      c.recorded_adjoint = loops;
+      solve(c, &recorded);
+      ASSERT_EQ(fused.size(), recorded.size());
+      for (std::size_t q = 0; q < fused.size(); ++q) ASSERT_EQ(fused[q], recorded[q]) << q << " loops " << loops;
+    }
   }
 }
 
@@ -245,8 +252,9 @@ TEST(CdeGreeks, LeverageGradient) {
 }
 
 TEST(CdeGreeks, RevolveBitwiseSaveAll) {
-  for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
-    const CdeConfig c = small(lev);
+  for (int variant = 0; variant < 4; ++variant) {
+    CdeConfig c = small(variant % 2 ? skew() : nullptr);
+    c.recorded_adjoint = variant >= 2;
     const Greeks a = greeks(c), r = greeks(c, Checkpointing::revolve(20, 3));
     EXPECT_EQ(a.recomputed_steps, 0);
     EXPECT_GT(r.recomputed_steps, 20);
@@ -255,6 +263,80 @@ TEST(CdeGreeks, RevolveBitwiseSaveAll) {
                    &Greeks::sigma, &Greeks::rho, &Greeks::rd})
       EXPECT_EQ(a.*f, r.*f);
     EXPECT_EQ(a.leverage, r.leverage);
+  }
+}
+
+// The step external's adjoint against the recorded loops' (same discrete model, other summation
+// orders): every Greek to 1e-11 relative, the same primal bits, a smaller tape.
+TEST(CdeGreeks, StepExternalMatchesRecordedLoops) {
+  for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
+    CdeConfig c = small(lev);
+    const Greeks a = greeks(c);
+    c.recorded_adjoint = true;
+    const Greeks r = greeks(c);
+    EXPECT_EQ(a.price, r.price);
+    EXPECT_LT(a.peak_bytes, r.peak_bytes);
+    struct F {
+      const char* name;
+      double Greeks::*f;
+    } fs[] = {{"delta", &Greeks::delta}, {"gamma", &Greeks::gamma}, {"v0", &Greeks::v0},   {"kappa", &Greeks::kappa},
+              {"theta", &Greeks::theta}, {"sigma", &Greeks::sigma}, {"rho", &Greeks::rho}, {"rd", &Greeks::rd}};
+    for (const F& f : fs) EXPECT_NEAR(a.*f.f, r.*f.f, 1e-11 * std::abs(r.*f.f)) << f.name;
+    ASSERT_EQ(a.leverage.size(), r.leverage.size());
+    double big = 0;
+    for (double x : r.leverage) big = std::max(big, std::abs(x));
+    for (std::size_t q = 0; q < a.leverage.size(); ++q) EXPECT_NEAR(a.leverage[q], r.leverage[q], 1e-11 * big) << q;
+  }
+}
+
+// Dot-product test of cde_hv_step's adjoint: the model is affine in u0, so
+// <u(T; u0 + du) - u(T; u0), w> = <du, adjoint of u0 for the seed w>; and in the parameters
+// (kappa, theta, sigma, rho, r_d along one direction) against Richardson central differences of
+// <u(T), w>. One HV step; a Douglas step and an HV step; two steps with a t-dependent leverage.
+TEST(CdeAdjoint, StepDotProduct) {
+  std::mt19937_64 rng(19);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    HestonParams p = kCaseA;
+    p.rf = 0.01;
+    CdeConfig c = config(p, 24, 13, variant == 2 ? 2 : 1, variant == 1 ? 1 : 0);
+    if (variant == 2) c.leverage = skew();
+    const std::size_t n = static_cast<std::size_t>(c.ns) * c.nv;
+    std::vector<double> u0(n), du(n), w(n);
+    for (std::size_t q = 0; q < n; ++q) u0[q] = 10 * U(rng), du[q] = U(rng), w[q] = U(rng);
+    auto primal = [&](const CdeConfig& cc, const std::vector<double>& start) {
+      SequentialExecutor ex;
+      CdeSolver s(ex, cc);
+      s.run_from(start);
+      return s.solution();
+    };
+    auto dot = [&](const std::vector<double>& a, const std::vector<double>& b) {
+      double r = 0;
+      for (std::size_t q = 0; q < n; ++q) r += a[q] * b[q];
+      return r;
+    };
+    std::vector<double> up = u0;
+    for (std::size_t q = 0; q < n; ++q) up[q] += du[q];
+    const std::vector<double> s0 = primal(c, u0), s1 = primal(c, up);
+    std::vector<double> jdu(n);
+    for (std::size_t q = 0; q < n; ++q) jdu[q] = s1[q] - s0[q];
+    CdeConfig ca = c;
+    ca.adjoint = true;
+    SequentialExecutor ex;
+    CdeSolver as(ex, ca);
+    const CdeSolver::Adjoints a = as.adjoint_from(u0, w);
+    const double lhs = dot(jdu, w), rhs = dot(du, a.u0);
+    EXPECT_NEAR(lhs, rhs, 1e-12 * std::abs(lhs)) << lhs << " vs " << rhs;
+    const double dir[5] = {0.3, 0.01, 0.05, 0.1, 0.005};  // kappa, theta, sigma, rho, rd
+    const double dp = a.kappa * dir[0] + a.theta * dir[1] + a.sigma * dir[2] + a.rho * dir[3] + a.rd * dir[4];
+    const double fd = richardson([&](double h) {
+      CdeConfig cc = c;
+      cc.p.kappa += h * dir[0], cc.p.theta += h * dir[1], cc.p.sigma += h * dir[2], cc.p.rho += h * dir[3];
+      cc.p.rd += h * dir[4];
+      return dot(primal(cc, u0), w);
+    }, 1e-3);
+    EXPECT_NEAR(dp, fd, 1e-8 * std::abs(fd)) << dp << " vs " << fd;
   }
 }
 

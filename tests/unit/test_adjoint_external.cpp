@@ -4,9 +4,11 @@
 // is independent of the tiling (bitwise), passes a dot-product test and central finite differences
 // for a, b, c, d, in place and with recomputation (bitwise equal to stored outputs); SparseSolve
 // solves, factorizes once over many steps, passes finite differences on its values and b;
-// gbl/reduce/scalar arguments reach both callables; undeclared access raises an Error naming both.
+// gbl/reduce/scalar arguments reach both callables; adjoint_gets_inputs shows the adjoint the
+// restored inputs; undeclared access raises an Error naming both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -252,6 +254,40 @@ TEST(AdjointExternal, GblReduceScalarArguments) {
   EXPECT_NEAR(du(1, 2), 1.5 * 2.0 * 2.0 * (0.1 - 0.4 + 1) + 2.0, 1e-12);
   EXPECT_NEAR(du(3, 0), 1.5 * 2.0 * 2.0 * (0.3 + 1), 1e-12);
   EXPECT_EQ(v.adjoint()(1, 2), 0.0);
+}
+
+// ExternalOptions::adjoint_gets_inputs: the adjoint of a recomputing external sees its RW dat as it
+// was before the call (restored by the tape; no re-run of the primal) — two calls u <- u^2, so
+// d u(2) / d u(0) = 4 u0^3 only if each adjoint reads its own input (the output would give
+// other values).
+TEST(AdjointExternal, AdjointGetsInputs) {
+  SequentialExecutor ex;
+  mesh::Block block(ex, "blk", {5, 6}, 3);
+  Dat<double> u(block, "u");
+  auto u0 = [](int i, int j) { return 1.0 + 0.1 * i - 0.05 * j; };
+  u.set([&](int i, int j, int) { return u0(i, j); });
+  auto primal = [](const ExternalContext& ctx, ExtDat<double> u) {
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t)
+      for (int j = std::max(u.row_lo(t), 0); j < std::min(u.row_hi(t), 6); ++j)
+        for (int i = 0; i < 5; ++i) u(i, j) = u(i, j) * u(i, j);
+  };
+  auto adjoint = [](const ExternalContext& ctx, ExtDat<const double> u, ExtDat<double> ua) {
+    for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t)
+      for (int j = std::max(u.row_lo(t), 0); j < std::min(u.row_hi(t), 6); ++j)
+        for (int i = 0; i < 5; ++i) ua(i, j) = 2.0 * u(i, j) * ua(i, j);
+  };
+  ExternalOptions o;
+  o.adjoint_gets_inputs = true;
+  Tape tape("ext");
+  tape.start();
+  for (int n = 0; n < 2; ++n) execute_external_recompute("square", o, primal, adjoint, mesh::arg_dat(u, mesh::RW));
+  tape.stop();
+  EXPECT_NEAR(u.values()(4, 5), std::pow(u0(4, 5), 4), 1e-12);
+  tape.seed(u, [](int, int, int, int) { return 1.0; });
+  tape.reverse();
+  auto du = u.adjoint();
+  for (int j = 0; j < 6; ++j)
+    for (int i = 0; i < 5; ++i) EXPECT_NEAR(du(i, j), 4.0 * std::pow(u0(i, j), 3), 1e-12) << i << " " << j;
 }
 
 TEST(AdjointExternal, UndeclaredAccessNamesBoth) {

@@ -36,6 +36,10 @@
 //    adjoint reads. A cleared bit lets the tape skip saving that input when a later loop
 //    overwrites it (the adjoint then sees unspecified values there). Ignored by
 //    execute_external_recompute, whose re-run of the primal reads every input.
+//  * options.adjoint_gets_inputs (execute_external_recompute only): the primal is not re-run
+//    before the adjoint, which sees every argument, written ones included, as it was before the
+//    call (the tape restored it) and recomputes what it needs itself (e.g. a time step whose
+//    adjoint needs the step's intermediates, not only its outputs).
 #pragma once
 #include <array>
 #include <cstring>
@@ -61,6 +65,7 @@ struct ExternalOptions {
   bool per_tile = false;
   Handle* serialize = nullptr;
   unsigned adjoint_reads = ~0u;  // bit a = argument a (below)
+  bool adjoint_gets_inputs = false;
 };
 
 namespace detail_ext {
@@ -433,6 +438,7 @@ class Call {
       }
   }
   bool recompute() const { return recompute_; }
+  bool rerun_before_adjoint() const { return recompute_ && !opts_.adjoint_gets_inputs; }
 
  private:
   template <class F>
@@ -458,7 +464,7 @@ class Call {
             mesh::RecordedLoop*, Slot& s, std::vector<DataAccess>& acc) {
     s.dat = a.dat;
     s.buf = static_cast<int>(acc.size());
-    const bool redirect = outs && M != Mode::Read;  // the written dat lives in outs
+    const bool redirect = outs && !outs->empty() && M != Mode::Read;  // the written dat lives in outs
     for (int t = lo; t < hi; ++t) {
       Handle& h = redirect ? *(*outs)[i][t] : a.dat->tile(t);
       if (adjoint) acc.push_back(in(h));
@@ -514,11 +520,11 @@ class Node final : public mesh::RecordedLoop {
   Call<P, Q, A...>& call() { return *call_; }
   OutputBuffers& outputs() { return outs_; }
   void submit_adjoint() override {
-    if (call_->recompute()) {
+    if (call_->rerun_before_adjoint()) {
       outs_ = call_->make_outputs(true);  // inputs as the tape restored them
       call_->submit_primal(&outs_);
     }
-    call_->submit_adjoint(outs_, *this);
+    call_->submit_adjoint(outs_, *this);  // outs_ empty (adjoint_gets_inputs): the dats themselves
     if (call_->recompute()) outs_.clear();  // unregistered after their tasks
   }
   void submit_primal() override {
