@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run_on_caller.hpp"
 #include "sparse/ldlt_dist.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
@@ -151,7 +152,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.a = CscMatrix32{};
   st.tiny = A.nnz() < kInlineNnz;
   if (exec && !st.tiny)
-    run_on_caller(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
+    stardiff::detail::run_on_caller(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
   else
     detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
@@ -339,7 +340,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   if (on_caller) {
     prepare();
   } else if (fused) {
-    no_task = run_on_caller(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_factor", [&] {
+    no_task = stardiff::detail::run_on_caller(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_factor", [&] {
       prepare();
       if (done) return;
       SequentialExecutor inner;

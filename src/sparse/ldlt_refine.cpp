@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run_on_caller.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
 #include "stardiff/runtime/error.hpp"
@@ -217,7 +218,7 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
   // task each, run in place: bitwise what they give as tasks). Tiny simplicial factors
   // solve on the caller.
   if (st.sym.single_task && !(st.simp.ok && st.tiny)) {
-    run_on_caller(ex, "ldlt_solve", [&] {
+    stardiff::detail::run_on_caller(ex, "ldlt_solve", [&] {
       SequentialExecutor inner;
       refined(inner);
     });

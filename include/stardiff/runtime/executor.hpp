@@ -16,12 +16,6 @@
 //    (the destructor waits too, dropping it). run_on_worker(exec, name, fn) is both at
 //    once. For host-side steps (an analysis, a set-up) that would otherwise run on the
 //    submitting thread beside StarPU workers that poll while idle.
-//  * run_on_caller(exec, name, fn) runs fn() on the calling thread with StarPU's workers
-//    paused meanwhile (no polling beside it) where exec is a StarpuExecutor, no task is
-//    in flight and the caller is not a worker; tasks submitted meanwhile start after fn.
-//    Otherwise it is run_on_worker(exec, name, fn). Returns true where fn ran on the
-//    caller (no task). fn must not wait for tasks. For one short step whose task round
-//    trip (a wake-up of a worker and of the caller) costs as much as the step.
 #pragma once
 #include <functional>
 #include <cstddef>
@@ -153,6 +147,5 @@ class WorkerStep {
 };
 
 void run_on_worker(Executor& exec, const char* name, const std::function<void()>& fn);
-bool run_on_caller(Executor& exec, const char* name, const std::function<void()>& fn);
 
 }  // namespace stardiff

@@ -148,8 +148,7 @@ struct FactorInfo {
   std::int64_t two_by_two = 0, delayed = 0, static_pivots = 0;
   bool singular = false;
   double gflops = 0;
-  std::int64_t tasks = 0;  // tasks submitted; 0 where single-task or simplicial mode ran on
-                           // the caller (tiny, or StarPU with nothing else in flight)
+  std::int64_t tasks = 0;
   double flops = 0;        // flops actually performed (with delayed columns)
   std::int64_t nnz_l = 0;  // entries of L (diagonal counted) the factorization that ran holds:
                            // simplicial: exact, as CHOLMOD counts; multifrontal: the supernodal

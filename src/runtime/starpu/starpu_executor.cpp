@@ -16,6 +16,7 @@
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/starpu_codelet.hpp"
+#include "runtime/run_on_caller.hpp"
 #include "runtime/starpu/mpi_layer.hpp"
 #include "stardiff/runtime/runtime.hpp"
 
@@ -381,7 +382,7 @@ void StarpuExecutor::wait_all() {
   detail::internal_failures().raise_and_clear();
 }
 
-bool run_on_caller(Executor& exec, const char* name, const std::function<void()>& fn) {
+bool detail::run_on_caller(Executor& exec, const char* name, const std::function<void()>& fn) {
   // Only a StarpuExecutor's own workers are paused (a RecordingExecutor records a task);
   // with tasks in flight, pausing would hold them back for fn's duration; under StarPU-MPI
   // with several ranks every rank takes the same (task) path whatever its own queue holds.
