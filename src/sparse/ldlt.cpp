@@ -6,7 +6,9 @@
 // mode also SuiteSparse LDL and its acceptance test; on the caller for a tiny pattern in
 // simplicial mode, see kInlineNnz), then, unless simplicial mode succeeded, the plan's
 // task graph (ldlt_tasks.hpp; in single-task mode the preparation and the plan's one entry
-// share one task, the entry run inside it by a SequentialExecutor), waits, and aggregates
+// share one task, the entry run inside it by a SequentialExecutor; that task runs on the
+// caller with StarPU's workers paused where nothing else is in flight: run_on_caller),
+// waits, and aggregates
 // pivot statistics (inertia from D;
 // static pivots count as zero eigenvalues). For a nonzero diagonal that graph first runs
 // unpivoted and runs again with threshold pivoting only if that result is rejected.
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run_on_caller.hpp"
 #include "sparse/ldlt_dist.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
@@ -149,7 +152,7 @@ const AnalyzeInfo& Ldlt::analyze(const CscMatrix32& A, Executor* exec) {
   st.a = CscMatrix32{};
   st.tiny = A.nnz() < kInlineNnz;
   if (exec && !st.tiny)
-    run_on_worker(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
+    stardiff::detail::run_on_caller(*exec, "ldlt_analyze", [&] { detail::analyze_pattern(A, st.opts, st.sym); });
   else
     detail::analyze_pattern(A, st.opts, st.sym);
   const auto& S = st.sym;
@@ -333,10 +336,11 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   // SequentialExecutor (the same kernels in the same order as a task of its own: bitwise
   // the same factors), one round trip in all.
   const bool fused = S.single_task && !on_caller;
+  bool no_task = on_caller;  // ran on the caller, with StarPU's workers paused where fused
   if (on_caller) {
     prepare();
   } else if (fused) {
-    run_on_worker(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_factor", [&] {
+    no_task = stardiff::detail::run_on_caller(ex, S.simplicial ? "ldlt_simplicial" : "ldlt_factor", [&] {
       prepare();
       if (done) return;
       SequentialExecutor inner;
@@ -347,7 +351,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (done) {
     FactorInfo& fi = simplicial_info;
-    if (on_caller) fi.tasks = 0;
+    if (no_task) fi.tasks = 0;
     fi.factor_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fi.gflops = fi.factor_s > 0 ? fi.flops / fi.factor_s * 1e-9 : 0;
     st.finfo = fi;
@@ -373,7 +377,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
   }
   if (!std::isfinite(fi.min_pivot)) fi.min_pivot = 0;
   fi.singular = fi.static_pivots > 0;
-  fi.tasks = fused ? 1 : ntasks + (on_caller ? 0 : 1);  // and the preparation
+  fi.tasks = fused ? (no_task ? 0 : 1) : ntasks + (on_caller ? 0 : 1);  // and the preparation
   fi.mode = S.single_task ? FactorMode::SingleTask : FactorMode::Tree;
   fi.pivoting = unpivoted ? Pivoting::None : Pivoting::Threshold;
   fi.attempts = eligible && !unpivoted ? 2 : 1;

@@ -11,6 +11,7 @@
 #include <new>
 #include <vector>
 
+#include "runtime/run_on_caller.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "stardiff/runtime/error.hpp"
 
@@ -57,10 +58,10 @@ double Ldlt::rcond(Executor* exec) {
       for (int i = 0; i < n; ++i) x[i] = y[i] / s[i];
     }
   };
-  // Single-task mode: the whole estimate is one task, its solves run inside it (as in
-  // Ldlt::solve).
+  // Single-task mode: the whole estimate is one task (run_on_caller), its solves run
+  // inside it (as in Ldlt::solve).
   if (st.sym.single_task && !(st.simp.ok && st.tiny)) {
-    run_on_worker(ex, "ldlt_rcond", [&] {
+    stardiff::detail::run_on_caller(ex, "ldlt_rcond", [&] {
       SequentialExecutor inner;
       detail::Refiner Ri{st, inner, n};
       estimate(Ri);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run_on_caller.hpp"
 #include "sparse/ldlt_state.hpp"
 #include "sparse/ldlt_tasks.hpp"
 #include "stardiff/runtime/error.hpp"
@@ -211,12 +212,13 @@ std::vector<double> Ldlt::solve(const std::vector<double>& b, int nrhs, Executor
       be = *std::max_element(berr.begin(), berr.end());
     }
   };
-  // Single-task mode: the whole refined solve is one task, every application of the
-  // factors inside it on a SequentialExecutor (the plan's one forward and one backward
+  // Single-task mode: the whole refined solve is one task (on the caller with StarPU's
+  // workers paused where nothing else is in flight: run_on_caller), every application of
+  // the factors inside it on a SequentialExecutor (the plan's one forward and one backward
   // task each, run in place: bitwise what they give as tasks). Tiny simplicial factors
   // solve on the caller.
   if (st.sym.single_task && !(st.simp.ok && st.tiny)) {
-    run_on_worker(ex, "ldlt_solve", [&] {
+    stardiff::detail::run_on_caller(ex, "ldlt_solve", [&] {
       SequentialExecutor inner;
       refined(inner);
     });

@@ -10,7 +10,8 @@
 // reproduces the factor bitwise; where the unpivoted factorization was kept, threshold
 // pivoting alone gives the same inertia. bloweybq (PSD, singular to working precision) may be
 // reported with 0 or 1 zero eigenvalue, never a negative one, and always with rcond() < eps;
-// the matrices known nonsingular have rcond() > 1e-11.
+// the matrices known nonsingular have rcond() > 1e-11. The quasi-definite sqd_* keep the
+// diagonal pivots of the fill-reducing order: no delayed column, relres <= 1e-12.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -121,6 +122,49 @@ TEST(SparseSolveMatrices, EveryMatrixSolvedOrReportedSingular) {
     ++seen;
   }
   EXPECT_GE(seen, 10);
+}
+
+TEST(SparseSolveMatrices, QuasiDefiniteMatricesTakeDiagonalPivots) {
+  // The SQD matrices ([[H, B^T], [B, -G]], H and G positive definite) have an LDL^T with
+  // 1x1 pivots in any symmetric order, each of its diagonal entry's sign: stardiff keeps
+  // the diagonal pivots of the fill-reducing order (one attempt, no delayed column, no 2x2
+  // pivot), so the inertia is (#positive diagonal entries, #negative ones, 0) = the
+  // sizes of the (1,1) and (2,2) blocks, and the refined solution has relres <= 1e-12.
+  fs::path dir = data_dir();
+  if (dir.empty() || !fs::exists(dir)) GTEST_SKIP() << "no shared data";
+  int seen = 0;
+  for (const char* name : {"sqd_aug2d_2x2_K0", "sqd_cvxqp3_m_2x2_K10"}) {
+    const fs::path f = dir / (std::string(name) + ".mtx.gz");
+    if (!fs::exists(f)) continue;
+    SCOPED_TRACE(name);
+    ++seen;
+    auto A = read_matrix_market(f.string());
+    const int n = A.n_cols;
+    std::int64_t dpos = 0, dneg = 0;
+    for (int j = 0; j < n; ++j)
+      for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+        if (A.row_idx[k] == j) (A.values[k] > 0 ? dpos : dneg) += A.values[k] != 0.0;
+    ASSERT_EQ(dpos + dneg, n);  // no zero diagonal entry
+    EXPECT_EQ(dpos, kKnown.at(name).pos);
+    EXPECT_EQ(dneg, kKnown.at(name).neg);
+    std::vector<double> xt(n), b(n);
+    for (int i = 0; i < n; ++i) xt[i] = 1.0 + std::sin(0.1 * i);
+    multiply(A, xt.data(), b.data());
+    Ldlt l;
+    l.analyze(A);
+    const auto fi = l.factorize(A);
+    EXPECT_EQ(fi.attempts, 1);
+    EXPECT_EQ(fi.delayed, 0);
+    EXPECT_EQ(fi.two_by_two, 0);
+    EXPECT_EQ(fi.static_pivots, 0);
+    EXPECT_EQ(fi.inertia.pos, dpos);
+    EXPECT_EQ(fi.inertia.neg, dneg);
+    EXPECT_EQ(fi.inertia.zero, 0);
+    const auto x = l.solve(b);
+    EXPECT_LE(relres(A, x, b), 1e-12);
+    EXPECT_FALSE(l.solve_info().refactorized);
+  }
+  if (seen == 0) GTEST_SKIP() << "no SQD matrix in the shared data";
 }
 
 TEST(SparseSolveMatrices, Stokes64NullModesAndFgmres) {

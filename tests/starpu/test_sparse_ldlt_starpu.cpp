@@ -4,7 +4,9 @@
 // estimate) on an SPD 3-D Laplacian, indefinite KKT systems (one with delayed pivots, one
 // whose unpivoted factorization is kept despite its zero diagonal entries), and a singular
 // Laplacian; the recorded task graph follows the plan and the assembly tree; a single-task
-// factorization and solve equal one task per front bitwise.
+// factorization and solve equal one task per front bitwise, and run on the caller (workers
+// paused) where nothing else is in flight; a quasi-definite matrix keeps its unpivoted
+// factorization (no delays), and a positive-diagonal indefinite one is rejected and pivoted.
 // Runs under eager, lws and dmda (ctest).
 #include <gtest/gtest.h>
 
@@ -50,6 +52,52 @@ CscMatrix32 kkt(int k, int m1, int per = 3) {
   }
   return from_triplets(n, n, r, c, v, true);
 }
+
+// [[H, B^T], [B, -G]]: H a 2-D Laplacian (k x k grid, diagonal 4 + 0.1 U), G diagonal in
+// [0.5, 1.5], B with `per` random entries per row: quasi-definite, inertia (k^2, m1, 0).
+CscMatrix32 sqd(int k, int m1, int per) {
+  std::mt19937 g(23);
+  std::uniform_real_distribution<double> U(-1, 1);
+  int n1 = k * k, n = n1 + m1;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int y = 0; y < k; ++y)
+    for (int x = 0; x < k; ++x) {
+      int i = x + k * y;
+      r.push_back(i), c.push_back(i), v.push_back(4.0 + 0.1 * U(g));
+      if (x + 1 < k) r.push_back(i + 1), c.push_back(i), v.push_back(-1.0);
+      if (y + 1 < k) r.push_back(i + k), c.push_back(i), v.push_back(-1.0);
+    }
+  for (int i = 0; i < m1; ++i) {
+    r.push_back(n1 + i), c.push_back(n1 + i), v.push_back(-1.0 - 0.5 * U(g));
+    for (int t = 0; t < per; ++t) r.push_back(n1 + i), c.push_back((i * 37 + t * 101) % n1), v.push_back(U(g));
+  }
+  return from_triplets(n, n, r, c, v, true);
+}
+
+// Pairs [[e, 1], [1, e]] (e = 0.1; eigenvalues 1.1 and -0.9) along a chain, each pair
+// coupled to the next by two entries 0.05: every row's coupling sums to at most 0.1, so the
+// inertia is exactly (npairs, npairs, 0). The diagonal is positive but the matrix is not
+// definite: the unpivoted attempt meets a negative pivot on a positive diagonal entry.
+CscMatrix32 pair_chain(int npairs) {
+  const int n = 2 * npairs;
+  std::vector<int> r, c;
+  std::vector<double> v;
+  for (int p = 0; p < npairs; ++p) {
+    const int a = 2 * p, b = a + 1;
+    r.push_back(a), c.push_back(a), v.push_back(0.1);
+    r.push_back(b), c.push_back(b), v.push_back(0.1);
+    r.push_back(b), c.push_back(a), v.push_back(1.0);
+    if (p + 1 < npairs) {
+      r.push_back(b + 1), c.push_back(b), v.push_back(0.05);
+      r.push_back(a + 3), c.push_back(a), v.push_back(0.05);
+    }
+  }
+  return from_triplets(n, n, r, c, v, true);
+}
+
+void gated_task(const TaskContext&) {}
+const Codelet cl_gated("test_gated", gated_task, nullptr, {{HandleKind::Variable, sizeof(int)}});
 
 struct Result {
   FactorInfo fi;
@@ -382,5 +430,102 @@ TEST(SparseLdltStarpu, SingleTaskEqualsPerFrontTasks) {
     if (m == 1) EXPECT_EQ(res[0].fi.attempts, 2);
     if (m == 2) EXPECT_EQ(res[0].fi.pivoting, Pivoting::None);
     if (m == 3) EXPECT_TRUE(res[0].fi.singular);
+  }
+}
+
+TEST(SparseLdltStarpu, QuasiDefiniteKeptUnpivotedMatchesSequential) {
+  // A quasi-definite matrix has an LDL^T with 1x1 pivots in any symmetric order, each
+  // pivot with its diagonal entry's sign: the unpivoted attempt is kept, no column delayed
+  // and no 2x2 pivot, inertia (size of the (1,1) block, size of the (2,2) block, 0), and
+  // the factors equal the sequential executor's bitwise.
+  auto A = sqd(40, 300, 5);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  Result a = run(A, seq), b = run(A, par);
+  EXPECT_EQ(a.fi.inertia.pos, 1600);
+  EXPECT_EQ(a.fi.inertia.neg, 300);
+  EXPECT_EQ(a.fi.inertia.zero, 0);
+  EXPECT_EQ(a.fi.pivoting, Pivoting::None);
+  EXPECT_EQ(a.fi.attempts, 1);
+  EXPECT_EQ(a.fi.delayed, 0);
+  EXPECT_EQ(a.fi.two_by_two, 0);
+  EXPECT_GT(a.fi.growth, 0.0);  // mixed signs: growth measured
+  EXPECT_LE(a.si.backward_error, 1e-14);
+  EXPECT_FALSE(a.si.refactorized);
+  expect_same(a, b);
+}
+
+TEST(SparseLdltStarpu, RejectedUnpivotedAttemptStillSolves) {
+  // Positive diagonal, indefinite matrix: the unpivoted attempt is rejected (a pivot's sign
+  // differs from its diagonal entry's), threshold pivoting gives the exact
+  // inertia and a solution to 1e-12, bitwise the same under StarPU.
+  auto A = pair_chain(1500);
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  Result a = run(A, seq), b = run(A, par);
+  EXPECT_EQ(a.fi.attempts, 2);
+  EXPECT_EQ(a.fi.pivoting, Pivoting::Threshold);
+  EXPECT_EQ(a.fi.inertia.pos, 1500);
+  EXPECT_EQ(a.fi.inertia.neg, 1500);
+  EXPECT_EQ(a.fi.inertia.zero, 0);
+  EXPECT_LE(a.si.backward_error, 1e-12);
+  std::vector<double> b1(A.n_cols), ax(A.n_cols);
+  for (int i = 0; i < A.n_cols; ++i) b1[i] = std::cos(0.37 * double(i));  // r.x1's right-hand side
+  multiply(A, a.x1.data(), ax.data());
+  double rn = 0, bn = 0;
+  for (int i = 0; i < A.n_cols; ++i) rn = std::max(rn, std::abs(ax[i] - b1[i])), bn = std::max(bn, std::abs(b1[i]));
+  EXPECT_LE(rn / bn, 1e-12);
+  expect_same(a, b);
+}
+
+TEST(SparseLdltStarpu, SingleTaskRunsOnTheCallerWhenNothingIsInFlight) {
+  // Single-task and simplicial mode on a StarPU executor with no task in flight: the
+  // factorization runs on the caller with the workers paused (FactorInfo::tasks 0), bitwise
+  // what the sequential executor gives and what one task gives (through a recording
+  // executor, or while another task is in flight); so do the solve and rcond.
+  auto A = sqd(40, 300, 5);
+  ASSERT_GE(A.nnz(), 4000);  // not tiny (tiny patterns always run on the caller)
+  const LdltOptions single{.small_flops = 1e12, .simplicial_switch = 0};
+  const LdltOptions simplicial{.small_flops = 1e12, .simplicial_switch = 1e9};
+  std::vector<double> b(A.n_cols);
+  for (int i = 0; i < A.n_cols; ++i) b[i] = std::cos(0.37 * double(i));
+  for (const LdltOptions* o : {&single, &simplicial}) {
+    SCOPED_TRACE(o == &single ? "single-task" : "simplicial");
+    SequentialExecutor seq;
+    StarpuExecutor par;
+    RecordingExecutor rec(&par);
+    Ldlt l0(*o), l1(*o), l2(*o), l3(*o);
+    EXPECT_EQ(l0.analyze(A, &seq).mode, o == &single ? FactorMode::SingleTask : FactorMode::Simplicial);
+    l1.analyze(A, &par);
+    l2.analyze(A, &par);
+    l3.analyze(A, &par);
+    const FactorInfo f0 = l0.factorize(A, &seq), f1 = l1.factorize(A, &par), f2 = l2.factorize(A, &rec);
+    EXPECT_EQ(f0.tasks, 1);  // the sequential executor's inline task
+    EXPECT_EQ(f1.tasks, 0);
+    EXPECT_EQ(f2.tasks, 1);
+    EXPECT_EQ(rec.tasks_submitted(), 1u);
+    EXPECT_EQ(f1.inertia.pos, 1600);
+    EXPECT_EQ(f1.inertia.neg, 300);
+    EXPECT_EQ(f1.delayed + f1.two_by_two, 0);
+    EXPECT_EQ(f1.attempts, 1);
+    EXPECT_EQ(l1.factor_hash(), l0.factor_hash());
+    EXPECT_EQ(l2.factor_hash(), l0.factor_hash());
+    {  // a task in flight (waiting for a handle the test holds): the factorization is a task
+      VariableHandle<int> gate(0, "gate");
+      FactorInfo f3;
+      {
+        auto held = gate.acquire(Access::RW);
+        par.submit(cl_gated, {in(gate)});
+        f3 = l3.factorize(A, &par);
+      }
+      par.wait_all();
+      EXPECT_EQ(f3.tasks, 1);
+      EXPECT_EQ(l3.factor_hash(), l0.factor_hash());
+    }
+    const auto x0 = l0.solve(b, 1, &seq), x1 = l1.solve(b, 1, &par);
+    ASSERT_EQ(x0.size(), x1.size());
+    EXPECT_EQ(std::memcmp(x0.data(), x1.data(), x0.size() * sizeof(double)), 0);
+    EXPECT_LE(l1.solve_info().backward_error, 1e-14);
+    EXPECT_EQ(l0.rcond(&seq), l1.rcond(&par));
   }
 }

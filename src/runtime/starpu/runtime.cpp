@@ -21,6 +21,7 @@
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/mpi_layer.hpp"
+#include "runtime/starpu/starpu_codelet.hpp"
 
 extern "C" {
 // OpenBLAS controls (weak: absent with another BLAS).
@@ -211,18 +212,18 @@ Runtime::Runtime(const RuntimeOptions& opts) {
 void Runtime::pause() {
   if (paused_) throw Error("stardiff::Runtime::pause: workers are already paused");
   starpu_task_wait_for_all();
-  starpu_pause();
+  detail::pause_workers();
   paused_ = true;
 }
 
 void Runtime::resume() {
   if (!paused_) throw Error("stardiff::Runtime::resume: workers are not paused");
-  starpu_resume();
+  detail::resume_workers();
   paused_ = false;
 }
 
 Runtime::~Runtime() {
-  if (paused_) starpu_resume();
+  if (paused_) detail::resume_workers();
   if (mpi_ && detail::mpi_size_now() > 1 && std::uncaught_exceptions() > 0) {
     std::fprintf(stderr, "stardiff::Runtime: rank %d unwinds an exception; aborting the MPI job (the other ranks "
                  "cannot be waited for)\n", detail::mpi_rank_now());

@@ -53,5 +53,9 @@ CodeletImpl& codelet_impl(const Codelet& c);  // created for the current runtime
 starpu_codelet* reduction_codelet(const Codelet& c);
 starpu_codelet* init_codelet(const Codelet& c);
 TaskFailure& internal_failures();  // failures of StarPU-internal (REDUX) tasks
+// starpu_pause / starpu_resume, serialised: StarPU 1.3 raises its pause depth without a
+// lock, and Runtime::pause and run_on_caller may pause from different threads.
+void pause_workers();
+void resume_workers();
 
 }  // namespace stardiff::detail

@@ -10,10 +10,13 @@
 #include <utility>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <mutex>
 #include <vector>
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/starpu_codelet.hpp"
+#include "runtime/run_on_caller.hpp"
 #include "runtime/starpu/mpi_layer.hpp"
 #include "stardiff/runtime/runtime.hpp"
 
@@ -23,6 +26,20 @@ namespace detail {
 TaskFailure& internal_failures() {
   static TaskFailure f;
   return f;
+}
+
+namespace {
+std::mutex g_pause_mutex;
+}
+
+void pause_workers() {
+  std::lock_guard<std::mutex> lock(g_pause_mutex);
+  starpu_pause();
+}
+
+void resume_workers() {
+  std::lock_guard<std::mutex> lock(g_pause_mutex);
+  starpu_resume();
 }
 
 static BufferView unpack(void* iface) {
@@ -363,6 +380,23 @@ void StarpuExecutor::wait_all() {
   }
   failure_->raise_and_clear();
   detail::internal_failures().raise_and_clear();
+}
+
+bool detail::run_on_caller(Executor& exec, const char* name, const std::function<void()>& fn) {
+  // Only a StarpuExecutor's own workers are paused (a RecordingExecutor records a task);
+  // with tasks in flight, pausing would hold them back for fn's duration; under StarPU-MPI
+  // with several ranks every rank takes the same (task) path whatever its own queue holds.
+  if (!dynamic_cast<StarpuExecutor*>(&exec) || detail::mpi_size_now() > 1 || starpu_worker_get_id() >= 0 ||
+      starpu_task_nsubmitted() > 0) {
+    run_on_worker(exec, name, fn);
+    return false;
+  }
+  struct Paused {
+    Paused() { detail::pause_workers(); }
+    ~Paused() { detail::resume_workers(); }
+  } paused;
+  fn();
+  return true;
 }
 
 }  // namespace stardiff
