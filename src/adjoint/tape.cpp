@@ -220,7 +220,9 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       if (!a.writes()) continue;
       const bool own = (a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads;
       if (own) needed_.insert(a.dat);
-      a.save = policy_ == SavePolicy::All || own || read_since_write(a.dat, touched(loop, a));
+      // External functions keep the dat-level rule (some recorded adjoint reads the dat).
+      a.save = policy_ == SavePolicy::All || own ||
+               (loop.exact_extents() ? read_since_write(a.dat, touched(loop, a)) : needed_.count(a.dat) > 0);
       if (untaped || !a.save) continue;
       save_dat(loop, a);
     } else if (a.kind == LoopArgDesc::Kind::Reduce) {

@@ -16,7 +16,8 @@
 //    this loop's own (RW/INC arguments whose primal the adjoint reads), or one of a loop
 //    recorded since those points were last written whose read box (range widened by the
 //    stencil) meets the written range (to-be-recorded analysis; a linear stencil saves
-//    nothing; external functions and nested tapes count as touching the whole dat). In a
+//    nothing; external functions and nested tapes count as reading the whole dat, and an
+//    external function's writes save when any recorded adjoint reads the dat). In a
 //    checkpointed tape the reads of a step that will be recomputed before its adjoint (every
 //    step but the one taped in the forward pass) count only within that step. Under
 //    SavePolicy::All always (OPS's policy). Reductions save their values before and after
