@@ -24,8 +24,9 @@ const Stencil& zero() {
 }
 }  // namespace
 
-Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active, bool active_dt)
-    : deck_(deck), active_(active), active_dt_(active && active_dt), nx_(deck.x_cells), ny_(deck.y_cells) {
+Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active, bool active_dt, bool active_geometry)
+    : deck_(deck), active_(active), active_dt_(active && active_dt), active_geometry_(active && active_geometry),
+      nx_(deck.x_cells), ny_(deck.y_cells) {
   dx_ = (deck.xmax - deck.xmin) / static_cast<float>(nx_);
   dy_ = (deck.ymax - deck.ymin) / static_cast<float>(ny_);
   // tiles = 0: the mesh's default (Block: 2 per worker, per rank under StarPU-MPI); every
@@ -48,9 +49,9 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active,
   mass_flux_x_ = &make("mass_flux_x", Shape::XFace, true);
   vol_flux_y_ = &make("vol_flux_y", Shape::YFace, true);
   mass_flux_y_ = &make("mass_flux_y", Shape::YFace, true);
-  volume_ = &make("volume", Shape::Cell);
-  xarea_ = &make("xarea", Shape::XFace);
-  yarea_ = &make("yarea", Shape::YFace);
+  volume_ = &make("volume", Shape::Cell, false, true);
+  xarea_ = &make("xarea", Shape::XFace, false, true);
+  yarea_ = &make("yarea", Shape::YFace, false, true);
   work_cell_ = &make("work_cell", Shape::Cell);
   pre_vol_ = &make("pre_vol", Shape::Cell);
   post_vol_ = &make("post_vol", Shape::Cell);
@@ -62,7 +63,7 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active,
   stepbymass_ = &make("stepbymass", Shape::Node);
   auto axis_dat = [&](const std::string& name, int axis, int n) -> DatD& {
     DatOptions o;
-    o.active = active_;
+    o.active = active_geometry_;
     o.axes = {axis};
     o.size = axis == 0 ? std::vector<int>{n, 1} : std::vector<int>{1, n};
     dats_.push_back(std::make_unique<DatD>(*block_, name, Halo{2}, o));
@@ -96,9 +97,9 @@ Clover::Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active,
 
 Clover::~Clover() = default;
 
-Clover::DatD& Clover::make(const std::string& name, Shape s, bool mirror) {
+Clover::DatD& Clover::make(const std::string& name, Shape s, bool mirror, bool geometry) {
   DatOptions o;
-  o.active = active_;
+  o.active = geometry ? active_geometry_ : active_;
   const int ex = s == Shape::Node || s == Shape::XFace ? 1 : 0;
   const int ey = s == Shape::Node || s == Shape::YFace ? 1 : 0;
   o.size = {nx_ + ex, ny_ + ey};
@@ -463,12 +464,20 @@ void Clover::advec_mom(int dir, int sweep) {
     pv = post_vol_;
   }
   const Range nodes{0, nx + 1, 0, ny + 1};
+  // post_vol active, or the passive volume (mom_sweep 3, 4): the kernel whose adjoint fits.
+  auto node_mass = [&](const auto& on_post_vol, const auto& on_volume, const Range& r, const Stencil& lo) {
+    const std::string name = dir == 0 ? "advec_mom_node_mass_x" : "advec_mom_node_mass_y";
+    auto run = [&](const auto& kernel) {
+      par_loop(name, b, r, kernel, arg_dat(*density1_, cells, READ), arg_dat(*pv, cells, READ),
+               arg_dat(*node_flux_, lo, READ), arg_dat(*node_mass_post_, WRITE), arg_dat(*node_mass_pre_, WRITE));
+    };
+    if (pv->active() == density1_->active()) run(on_post_vol);
+    else run(on_volume);
+  };
   if (dir == 0) {
     par_loop("advec_mom_node_flux_x", b, Range{-2, nx + 2, 0, ny + 1}, k::NodeFlux<0>{},
              arg_dat(*mass_flux_x_, nfx, READ), arg_dat(*node_flux_, WRITE));
-    par_loop("advec_mom_node_mass_x", b, Range{-1, nx + 2, 0, ny + 1}, k::NodeMass<0>{},
-             arg_dat(*density1_, cells, READ), arg_dat(*pv, cells, READ), arg_dat(*node_flux_, lx, READ),
-             arg_dat(*node_mass_post_, WRITE), arg_dat(*node_mass_pre_, WRITE));
+    node_mass(k::NodeMass<0>{}, k::NodeMassVolume<0>{}, Range{-1, nx + 2, 0, ny + 1}, lx);
     for (DatD* vel : {xvel1_, yvel1_}) {
       par_loop("advec_mom_flux_x", b, Range{-1, nx + 1, 0, ny + 1}, k::MomFlux<0>{}, arg_dat(*node_flux_, READ),
                arg_dat(*node_mass_pre_, mx, READ), arg_dat(*celldx_, cx, READ), arg_dat(*vel, vx, READ),
@@ -479,9 +488,7 @@ void Clover::advec_mom(int dir, int sweep) {
   } else {
     par_loop("advec_mom_node_flux_y", b, Range{0, nx + 1, -2, ny + 2}, k::NodeFlux<1>{},
              arg_dat(*mass_flux_y_, nfy, READ), arg_dat(*node_flux_, WRITE));
-    par_loop("advec_mom_node_mass_y", b, Range{0, nx + 1, -1, ny + 2}, k::NodeMass<1>{},
-             arg_dat(*density1_, cells, READ), arg_dat(*pv, cells, READ), arg_dat(*node_flux_, ly, READ),
-             arg_dat(*node_mass_post_, WRITE), arg_dat(*node_mass_pre_, WRITE));
+    node_mass(k::NodeMass<1>{}, k::NodeMassVolume<1>{}, Range{0, nx + 1, -1, ny + 2}, ly);
     for (DatD* vel : {xvel1_, yvel1_}) {
       par_loop("advec_mom_flux_y", b, Range{0, nx + 1, -1, ny + 1}, k::MomFlux<1>{}, arg_dat(*node_flux_, READ),
                arg_dat(*node_mass_pre_, my, READ), arg_dat(*celldy_, cy, READ), arg_dat(*vel, vy, READ),

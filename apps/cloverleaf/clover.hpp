@@ -22,7 +22,10 @@
 // (calc_dt_kernel.f90 fixes jk_control); here the limit and cell are the real arg-min.
 // dt below dtmin throws stardiff::Error ("small timestep"). Results do not depend on
 // the tiling or executor (reductions fold row by row in a fixed order).
-// Recording (active = true: every dat has an adjoint): initialise() is generate()
+// Recording (active = true: every field has an adjoint; the mesh geometry (volume, xarea,
+// yarea and the axis dats: constants of the deck) stays passive unless active_geometry, for
+// tests of the set-up loops' adjoints; the kernels' adjoints take it passive, kernels.hpp):
+// initialise() is generate()
 // (mesh and generate_chunk, never recorded: the inputs are the fields it sets) then
 // initialise_fields() (ideal_gas and the halo update: recorded as the tape's prefix).
 // The calc_dt reductions only steer the host (dt, the control, the cell that set dt) and
@@ -67,7 +70,8 @@ class Clover {
   using DatD = stardiff::mesh::Dat<double>;
   // active: every dat gets an adjoint (for a tape recording the cycle); the primal
   // driver runs passive dats (no adjoint storage).
-  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false, bool active_dt = false);
+  Clover(stardiff::Executor& ex, const Deck& deck, int tiles, bool active = false, bool active_dt = false,
+         bool active_geometry = false);
   ~Clover();
   void initialise() {
     generate();
@@ -110,7 +114,7 @@ class Clover {
     Shape shape;
     double sign_x, sign_y;  // applied on the x sides (left/right) and y sides (bottom/top)
   };
-  DatD& make(const std::string& name, Shape s, bool mirror = false);
+  DatD& make(const std::string& name, Shape s, bool mirror = false, bool geometry = false);
   void update_halo(const std::vector<DatD*>& fields, int depth);
   void reflect(const std::vector<HaloField>& group, int depth);
   void timestep(StepInfo& info);
@@ -125,7 +129,7 @@ class Clover {
   void reset_field();
 
   Deck deck_;
-  bool active_, active_dt_;
+  bool active_, active_dt_, active_geometry_;
   DatD* dt_dat_ = nullptr;
   std::vector<double> fixed_dt_;
   int steps_done_ = 0;

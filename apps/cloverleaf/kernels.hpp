@@ -9,9 +9,11 @@
 // (celldx, vertexdy, ...) are read with an offset along their one axis only. The
 // functors keep no state but their constants. Branches are written as selects where the
 // reference branches on a sign, so the loops vectorise.
-// Adjoints (par_loop.hpp's contract): each functor's `adjoint` takes every dat argument
-// as active (Clover's dats are all active when it records; loop-index, gbl and reduction
-// arguments as the contract says) and differentiates the branch the primal takes at
+// Adjoints (par_loop.hpp's contract): each functor's `adjoint` takes the fields as active
+// and the mesh geometry (volume, xarea, yarea, celldx, celldy, vertexdx, vertexdy: constants
+// generate() sets, passive when Clover records) as passive, except the set-up kernels,
+// whose adjoints take every dat as active (loop-index, gbl and reduction arguments as the
+// contract says), and differentiates the branch the primal takes at
 // that point: selects on a sign, min/max (std::min of a list picks the leftmost
 // smallest), fabs (sign of its argument, + at 0 unless the primal's select says -),
 // and sqrt at 0 (derivative taken as 0). `adjoint_reads` names the primal arguments the
@@ -209,8 +211,8 @@ struct Viscosity {
     viscosity(0, 0) = (limiter > 0.0 || div >= 0.0) ? 0.0 : q;
   }
   static constexpr unsigned adjoint_reads = 0b0111111;
-  void adjoint(R celldx, W celldx_a1s, R celldy, W celldy_a1s, R density0, W density0_a1s, R pressure,
-               W pressure_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R, W viscosity_a1s) const {
+  void adjoint(R celldx, R celldy, R density0, W density0_a1s, R pressure, W pressure_a1s, R xvel0, W xvel0_a1s,
+               R yvel0, W yvel0_a1s, R, W viscosity_a1s) const {
     const double dx0 = celldx(0, 0), dx1 = celldx(1, 0), dy0 = celldy(0, 0), dy1 = celldy(0, 1);
     const double ugrad = (xvel0(1, 0) + xvel0(1, 1)) - (xvel0(0, 0) + xvel0(0, 1));
     const double vgrad = (yvel0(0, 1) + yvel0(1, 1)) - (yvel0(0, 0) + yvel0(1, 0));
@@ -240,15 +242,13 @@ struct Viscosity {
     density0_a1s(0, 0) += 2.0 * grad * grad * limiter * limiter * qb;
     const double gradb = 4.0 * rho * grad * limiter * limiter * qb;
     const double limb = 4.0 * rho * grad * grad * limiter * qb;
-    double dx0b = 0, dx1b = 0, dy0b = 0, dy1b = 0, pgradb = 0, pgx2b = 0, pgy2b = 0;
+    double pgradb = 0, pgx2b = 0, pgy2b = 0;
     if (y_min) {
       const double tb = sgn(ty) * gradb;
-      dy0b += pgrad / pgy2 * tb;
       pgradb += dy0 / pgy2 * tb;
       pgy2b += -ty / pgy2 * tb;
     } else {
       const double tb = sgn(tx) * gradb;
-      dx0b += pgrad / pgx2 * tb;
       pgradb += dx0 / pgx2 * tb;
       pgx2b += -tx / pgx2 * tb;
     }
@@ -259,8 +259,6 @@ struct Viscosity {
     const double numb = limb / den, denb = -limiter / den * limb;
     double px2b = den_on ? denb : 0.0, py2b = px2b;
     const double ugradb0 = 0.5 / dx0 * px2 * numb, vgradb0 = 0.5 / dy0 * py2 * numb;
-    dx0b += -0.5 * ugrad / (dx0 * dx0) * px2 * numb;
-    dy0b += -0.5 * vgrad / (dy0 * dy0) * py2 * numb;
     px2b += 0.5 * ugrad / dx0 * numb;
     py2b += 0.5 * vgrad / dy0 * numb;
     const double s2b = pgx * pgy * numb;
@@ -269,15 +267,9 @@ struct Viscosity {
     const double ddx = dx0 + dx1, ddy = dy0 + dy1;
     pressure_a1s(1, 0) += pgxb / ddx;
     pressure_a1s(-1, 0) -= pgxb / ddx;
-    dx0b += -pgx / ddx * pgxb;
-    dx1b += -pgx / ddx * pgxb;
     pressure_a1s(0, 1) += pgyb / ddy;
     pressure_a1s(0, -1) -= pgyb / ddy;
-    dy0b += -pgy / ddy * pgyb;
-    dy1b += -pgy / ddy * pgyb;
     const double sxb = 0.5 / dy0 * s2b, syb = 0.5 / dx0 * s2b;
-    dy0b += -0.5 * sx / (dy0 * dy0) * s2b;
-    dx0b += -0.5 * sy / (dx0 * dx0) * s2b;
     // ugrad, vgrad and the strain's velocity differences
     xvel0_a1s(1, 0) += ugradb0 - sxb;
     xvel0_a1s(1, 1) += ugradb0 + sxb;
@@ -287,10 +279,6 @@ struct Viscosity {
     yvel0_a1s(1, 1) += vgradb0 + syb;
     yvel0_a1s(0, 0) += -vgradb0 - syb;
     yvel0_a1s(1, 0) += -vgradb0 + syb;
-    celldx_a1s(0, 0) += dx0b;
-    celldx_a1s(1, 0) += dx1b;
-    celldy_a1s(0, 0) += dy0b;
-    celldy_a1s(0, 1) += dy1b;
   }
 };
 
@@ -305,15 +293,14 @@ struct DtSound {
     dtc(0, 0) = dtc_safe * std::min(dsx, dsy) / cc;
   }
   static constexpr unsigned adjoint_reads = 0b11111;
-  void adjoint(R celldx, W celldx_a1s, R celldy, W celldy_a1s, R soundspeed, W soundspeed_a1s, R viscosity,
-               W viscosity_a1s, R density0, W density0_a1s, R, W dtc_a1s) const {
+  void adjoint(R celldx, R celldy, R soundspeed, W soundspeed_a1s, R viscosity, W viscosity_a1s, R density0,
+               W density0_a1s, R, W dtc_a1s) const {
     const double g = dtc_a1s(0, 0);
     if (g == 0.0) return;
     const double dsx = celldx(0, 0), dsy = celldy(0, 0), ss = soundspeed(0, 0), rho = density0(0, 0);
     const double q = ss * ss + 2.0 * viscosity(0, 0) / rho;
     const double r = std::sqrt(q), cc = std::max(r, g_small);
     const double ds = std::min(dsx, dsy);
-    (dsy < dsx ? celldy_a1s : celldx_a1s)(0, 0) += g * dtc_safe / cc;
     if (r < g_small) return;
     const double dq = -g * dtc_safe * ds / (cc * cc) * (0.5 / r);
     soundspeed_a1s(0, 0) += dq * 2.0 * ss;
@@ -381,8 +368,8 @@ struct DtSet {
     const double m = std::min(std::min(v[0], v[1]), std::min(v[2], v[3]));
     dt(0, 0) = std::min({m, dt(0, 0) * dtrise, dtmax});
   }
-  void adjoint(R dtc, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea, W xarea_a1s, R yarea,
-               W yarea_a1s, R volume, W volume_a1s, R dt, W dt_a1s) const {
+  void adjoint(R dtc, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea, R yarea, R volume, R dt,
+               W dt_a1s) const {
     const double g = dt_a1s(0, 0);
     double v[4];
     t.terms(dtc, xvel0, yvel0, xarea, yarea, volume, v);
@@ -393,8 +380,7 @@ struct DtSet {
     // std::min({m, rise, dtmax}) returns the first smallest.
     if (!(rise < m) && !(dtmax < m)) {
       dt_a1s(0, 0) = 0.0;
-      limit_adjoint(c, g, dtc_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xarea, xarea_a1s, yarea, yarea_a1s, volume,
-                    volume_a1s);
+      limit_adjoint(c, g, dtc_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xarea, yarea, volume);
     } else if (!(dtmax < rise)) {
       dt_a1s(0, 0) = g * dtrise;
     } else {
@@ -402,8 +388,8 @@ struct DtSet {
     }
   }
   // Adjoint of limit c of DtTerms::terms (0 sound, 1 xvel, 2 yvel, 3 div) seeded with g.
-  void limit_adjoint(int c, double g, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea,
-                     W xarea_a1s, R yarea, W yarea_a1s, R volume, W volume_a1s) const {
+  void limit_adjoint(int c, double g, W dtc_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xarea, R yarea,
+                     R volume) const {
     const double vol = volume(0, 0);
     if (c == 0) {
       dtc_a1s(0, 0) += g;
@@ -416,7 +402,6 @@ struct DtSet {
       R vel = x ? xvel0 : yvel0;
       W vel_a1s = x ? xvel0_a1s : yvel0_a1s;
       R area = x ? xarea : yarea;
-      W area_a1s = x ? xarea_a1s : yarea_a1s;
       // dv1 = (v(a) + v(b)) area(0,0), dv2 = (v(c) + v(d)) area(e): x: a=(0,0) b=(0,1)
       // c=(1,0) d=(1,1) e=(1,0); y: a=(0,0) b=(1,0) c=(0,1) d=(1,1) e=(0,1).
       const int bi = x ? 0 : 1, bj = x ? 1 : 0, ci = x ? 1 : 0, cj = x ? 0 : 1;
@@ -425,20 +410,15 @@ struct DtSet {
       const double a1 = std::fabs(dv1), a2 = std::fabs(dv2), a3 = g_small * vol;
       const double D = std::max({a1, a2, a3});
       const double num = safe * 2.0 * vol;
-      volume_a1s(0, 0) += g * safe * 2.0 / D;
       const double gD = -g * num / (D * D);
       if (!(a1 < D)) {
         const double gd = gD * (dv1 < 0.0 ? -1.0 : 1.0);
         vel_a1s(0, 0) += gd * area(0, 0);
         vel_a1s(bi, bj) += gd * area(0, 0);
-        area_a1s(0, 0) += gd * s1;
       } else if (!(a2 < D)) {
         const double gd = gD * (dv2 < 0.0 ? -1.0 : 1.0);
         vel_a1s(ci, cj) += gd * area(ci, cj);
         vel_a1s(1, 1) += gd * area(ci, cj);
-        area_a1s(ci, cj) += gd * s2;
-      } else {
-        volume_a1s(0, 0) += gD * g_small;
       }
       return;
     }
@@ -450,19 +430,14 @@ struct DtSet {
     if (!(div < -g_small)) return;  // g_big: a constant
     const double gdiv = g * t.dtdiv_safe / (div * div);
     const double gn = gdiv / (2.0 * vol);
-    volume_a1s(0, 0) -= gdiv * div / vol;
     xvel0_a1s(1, 0) += gn * xarea(1, 0);
     xvel0_a1s(1, 1) += gn * xarea(1, 0);
     xvel0_a1s(0, 0) -= gn * xarea(0, 0);
     xvel0_a1s(0, 1) -= gn * xarea(0, 0);
-    xarea_a1s(1, 0) += gn * sx2;
-    xarea_a1s(0, 0) -= gn * sx1;
     yvel0_a1s(0, 1) += gn * yarea(0, 1);
     yvel0_a1s(1, 1) += gn * yarea(0, 1);
     yvel0_a1s(0, 0) -= gn * yarea(0, 0);
     yvel0_a1s(1, 0) -= gn * yarea(0, 0);
-    yarea_a1s(0, 1) += gn * sy2;
-    yarea_a1s(0, 0) -= gn * sy1;
   }
 };
 
@@ -480,8 +455,7 @@ struct PdvFluxPredict {
     return right - left + top - bottom;
   }
   // Adjoint of flux() seeded with g; returns d flux / d dt times g.
-  static double flux_adjoint(double dt, double g, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0,
-                             W xvel0_a1s, R yvel0, W yvel0_a1s) {
+  static double flux_adjoint(double dt, double g, R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s) {
     const double c = 0.25 * 0.5 * 2.0;  // per unit dt: area * 2 (u_a + u_b) * 0.25 * 0.5
     const double sl = xvel0(0, 0) + xvel0(0, 1), sr = xvel0(1, 0) + xvel0(1, 1);
     const double sb = yvel0(0, 0) + yvel0(1, 0), st = yvel0(0, 1) + yvel0(1, 1);
@@ -494,19 +468,14 @@ struct PdvFluxPredict {
     yvel0_a1s(1, 0) -= gc * yarea(0, 0);
     yvel0_a1s(0, 1) += gc * yarea(0, 1);
     yvel0_a1s(1, 1) += gc * yarea(0, 1);
-    xarea_a1s(0, 0) -= gc * sl;
-    xarea_a1s(1, 0) += gc * sr;
-    yarea_a1s(0, 0) -= gc * sb;
-    yarea_a1s(0, 1) += gc * st;
     return g * c * (xarea(1, 0) * sr - xarea(0, 0) * sl + yarea(0, 1) * st - yarea(0, 0) * sb);
   }
   static constexpr unsigned adjoint_reads = 0b1111;
   void operator()(R xarea, R yarea, R xvel0, R yvel0, W total) const {
     total(0, 0) = flux(dt, xarea, yarea, xvel0, yvel0);
   }
-  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R,
-               W total_a1s) const {
-    flux_adjoint(dt, total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s);
+  void adjoint(R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R, W total_a1s) const {
+    flux_adjoint(dt, total_a1s(0, 0), xarea, yarea, xvel0, xvel0_a1s, yvel0, yvel0_a1s);
   }
 };
 struct PdvFluxPredictD {
@@ -514,10 +483,10 @@ struct PdvFluxPredictD {
   void operator()(R xarea, R yarea, R xvel0, R yvel0, R dt, W total) const {
     total(0, 0) = PdvFluxPredict::flux(dt(0, 0), xarea, yarea, xvel0, yvel0);
   }
-  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R dt,
-               W dt_a1s, R, W total_a1s) const {
-    dt_a1s(0, 0) += PdvFluxPredict::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s,
-                                                 xvel0, xvel0_a1s, yvel0, yvel0_a1s);
+  void adjoint(R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R dt, W dt_a1s, R,
+               W total_a1s) const {
+    dt_a1s(0, 0) +=
+        PdvFluxPredict::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, yarea, xvel0, xvel0_a1s, yvel0, yvel0_a1s);
   }
 };
 struct PdvFluxCorrect {
@@ -529,8 +498,8 @@ struct PdvFluxCorrect {
     const double top = (yarea(0, 1) * (yvel0(0, 1) + yvel0(1, 1) + yvel1(0, 1) + yvel1(1, 1))) * 0.25 * dt;
     return right - left + top - bottom;
   }
-  static double flux_adjoint(double dt, double g, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0,
-                             W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1, W yvel1_a1s) {
+  static double flux_adjoint(double dt, double g, R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s,
+                             R xvel1, W xvel1_a1s, R yvel1, W yvel1_a1s) {
     const double sl = xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1);
     const double sr = xvel0(1, 0) + xvel0(1, 1) + xvel1(1, 0) + xvel1(1, 1);
     const double sb = yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0);
@@ -548,20 +517,16 @@ struct PdvFluxCorrect {
       a(0, 1) += gc * yarea(0, 1);
       a(1, 1) += gc * yarea(0, 1);
     }
-    xarea_a1s(0, 0) -= gc * sl;
-    xarea_a1s(1, 0) += gc * sr;
-    yarea_a1s(0, 0) -= gc * sb;
-    yarea_a1s(0, 1) += gc * st;
     return g * 0.25 * (xarea(1, 0) * sr - xarea(0, 0) * sl + yarea(0, 1) * st - yarea(0, 0) * sb);
   }
   static constexpr unsigned adjoint_reads = 0b111111;
   void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W total) const {
     total(0, 0) = flux(dt, xarea, yarea, xvel0, yvel0, xvel1, yvel1);
   }
-  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
-               W xvel1_a1s, R yvel1, W yvel1_a1s, R, W total_a1s) const {
-    flux_adjoint(dt, total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1,
-                 xvel1_a1s, yvel1, yvel1_a1s);
+  void adjoint(R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1,
+               W yvel1_a1s, R, W total_a1s) const {
+    flux_adjoint(dt, total_a1s(0, 0), xarea, yarea, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s, yvel1,
+                 yvel1_a1s);
   }
 };
 struct PdvFluxCorrectD {
@@ -569,11 +534,10 @@ struct PdvFluxCorrectD {
   void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, R dt, W total) const {
     total(0, 0) = PdvFluxCorrect::flux(dt(0, 0), xarea, yarea, xvel0, yvel0, xvel1, yvel1);
   }
-  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
-               W xvel1_a1s, R yvel1, W yvel1_a1s, R dt, W dt_a1s, R, W total_a1s) const {
-    dt_a1s(0, 0) += PdvFluxCorrect::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, xarea_a1s, yarea, yarea_a1s,
-                                                 xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s, yvel1,
-                                                 yvel1_a1s);
+  void adjoint(R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1,
+               W yvel1_a1s, R dt, W dt_a1s, R, W total_a1s) const {
+    dt_a1s(0, 0) += PdvFluxCorrect::flux_adjoint(dt(0, 0), total_a1s(0, 0), xarea, yarea, xvel0, xvel0_a1s, yvel0,
+                                                 yvel0_a1s, xvel1, xvel1_a1s, yvel1, yvel1_a1s);
   }
 };
 struct PdvUpdate {
@@ -586,7 +550,7 @@ struct PdvUpdate {
     density1(0, 0) = rho * volume_change_s;
   }
   static constexpr unsigned adjoint_reads = 0b110111;  // all inputs but energy0
-  void adjoint(R volume, W volume_a1s, R total, W total_a1s, R density0, W density0_a1s, R, W energy0_a1s,
+  void adjoint(R volume, R total, W total_a1s, R density0, W density0_a1s, R, W energy0_a1s,
                R pressure, W pressure_a1s, R viscosity, W viscosity_a1s, R, W density1_a1s, R,
                W energy1_a1s) const {
     const double vol = volume(0, 0), tf = total(0, 0), rho = density0(0, 0);
@@ -600,7 +564,6 @@ struct PdvUpdate {
     pressure_a1s(0, 0) += ab / rho;
     viscosity_a1s(0, 0) += ab / rho;
     density0_a1s(0, 0) += vcs * d1b - p / (rho * rho) * ab - q / (rho * rho) * ab;
-    volume_a1s(0, 0) += -rv * rv * rvb + tf / (s * s) * vcsb;
     total_a1s(0, 0) += a * rv * ecb - vol / (s * s) * vcsb;
   }
 };
@@ -624,19 +587,18 @@ struct StepByMass {
            0.25;
   }
   // Adjoint seeded with g; returns d sbm / d halfdt times g.
-  static double sbm_adjoint(double halfdt, double g, R density0, W density0_a1s, R volume, W volume_a1s) {
+  static double sbm_adjoint(double halfdt, double g, R density0, W density0_a1s, R volume) {
     const double m = mass4(density0, volume);
     const double gm = -g * halfdt / (m * m) * 0.25;
     for (auto [i, j] : {std::pair{-1, -1}, std::pair{0, -1}, std::pair{0, 0}, std::pair{-1, 0}}) {
       density0_a1s(i, j) += gm * volume(i, j);
-      volume_a1s(i, j) += gm * density0(i, j);
     }
     return g / m;
   }
   static constexpr unsigned adjoint_reads = 0b11;
   void operator()(R density0, R volume, W sbm) const { sbm(0, 0) = halfdt / mass4(density0, volume); }
-  void adjoint(R density0, W density0_a1s, R volume, W volume_a1s, R, W sbm_a1s) const {
-    sbm_adjoint(halfdt, sbm_a1s(0, 0), density0, density0_a1s, volume, volume_a1s);
+  void adjoint(R density0, W density0_a1s, R volume, R, W sbm_a1s) const {
+    sbm_adjoint(halfdt, sbm_a1s(0, 0), density0, density0_a1s, volume);
   }
 };
 struct StepByMassD {
@@ -644,9 +606,8 @@ struct StepByMassD {
   void operator()(R density0, R volume, R dt, W sbm) const {
     sbm(0, 0) = 0.5 * dt(0, 0) / StepByMass::mass4(density0, volume);
   }
-  void adjoint(R density0, W density0_a1s, R volume, W volume_a1s, R dt, W dt_a1s, R, W sbm_a1s) const {
-    dt_a1s(0, 0) += 0.5 * StepByMass::sbm_adjoint(0.5 * dt(0, 0), sbm_a1s(0, 0), density0, density0_a1s, volume,
-                                                  volume_a1s);
+  void adjoint(R density0, W density0_a1s, R volume, R dt, W dt_a1s, R, W sbm_a1s) const {
+    dt_a1s(0, 0) += 0.5 * StepByMass::sbm_adjoint(0.5 * dt(0, 0), sbm_a1s(0, 0), density0, density0_a1s, volume);
   }
 };
 struct AccelerateX {
@@ -659,15 +620,13 @@ struct AccelerateX {
     xvel1(0, 0) = u;
   }
   static constexpr unsigned adjoint_reads = 0b1111;  // sbm, xarea, pressure, viscosity
-  void adjoint(R sbm, W sbm_a1s, R xarea, W xarea_a1s, R pressure, W pressure_a1s, R viscosity,
+  void adjoint(R sbm, W sbm_a1s, R xarea, R pressure, W pressure_a1s, R viscosity,
                W viscosity_a1s, R, W xvel0_a1s, R, W xvel1_a1s) const {
     const double s = sbm(0, 0), ub = xvel1_a1s(0, 0), a0 = xarea(0, 0), a1 = xarea(0, -1);
     const double dp0 = pressure(0, 0) - pressure(-1, 0), dp1 = pressure(0, -1) - pressure(-1, -1);
     const double dq0 = viscosity(0, 0) - viscosity(-1, 0), dq1 = viscosity(0, -1) - viscosity(-1, -1);
     xvel0_a1s(0, 0) += ub;
     sbm_a1s(0, 0) += -(a0 * dp0 + a1 * dp1 + a0 * dq0 + a1 * dq1) * ub;
-    xarea_a1s(0, 0) += -s * (dp0 + dq0) * ub;
-    xarea_a1s(0, -1) += -s * (dp1 + dq1) * ub;
     const double b0 = -s * a0 * ub, b1 = -s * a1 * ub;
     pressure_a1s(0, 0) += b0;
     pressure_a1s(-1, 0) -= b0;
@@ -689,15 +648,13 @@ struct AccelerateY {
     yvel1(0, 0) = v;
   }
   static constexpr unsigned adjoint_reads = 0b1111;  // sbm, yarea, pressure, viscosity
-  void adjoint(R sbm, W sbm_a1s, R yarea, W yarea_a1s, R pressure, W pressure_a1s, R viscosity,
+  void adjoint(R sbm, W sbm_a1s, R yarea, R pressure, W pressure_a1s, R viscosity,
                W viscosity_a1s, R, W yvel0_a1s, R, W yvel1_a1s) const {
     const double s = sbm(0, 0), vb = yvel1_a1s(0, 0), a0 = yarea(0, 0), a1 = yarea(-1, 0);
     const double dp0 = pressure(0, 0) - pressure(0, -1), dp1 = pressure(-1, 0) - pressure(-1, -1);
     const double dq0 = viscosity(0, 0) - viscosity(0, -1), dq1 = viscosity(-1, 0) - viscosity(-1, -1);
     yvel0_a1s(0, 0) += vb;
     sbm_a1s(0, 0) += -(a0 * dp0 + a1 * dp1 + a0 * dq0 + a1 * dq1) * vb;
-    yarea_a1s(0, 0) += -s * (dp0 + dq0) * vb;
-    yarea_a1s(-1, 0) += -s * (dp1 + dq1) * vb;
     const double b0 = -s * a0 * vb, b1 = -s * a1 * vb;
     pressure_a1s(0, 0) += b0;
     pressure_a1s(0, -1) -= b0;
@@ -716,9 +673,8 @@ struct FluxCalc {
     vol_flux_y(0, 0) = 0.25 * dt * yarea(0, 0) * (yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0));
   }
   // Adjoint seeded with vol_flux_x_a1s, vol_flux_y_a1s; returns the dt adjoint.
-  static double fluxes_adjoint(double dt, R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s,
-                               R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1, W yvel1_a1s, W vol_flux_x_a1s,
-                               W vol_flux_y_a1s) {
+  static double fluxes_adjoint(double dt, R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
+                               W xvel1_a1s, R yvel1, W yvel1_a1s, W vol_flux_x_a1s, W vol_flux_y_a1s) {
     const double gx = vol_flux_x_a1s(0, 0), gy = vol_flux_y_a1s(0, 0);
     const double sx = xvel0(0, 0) + xvel0(0, 1) + xvel1(0, 0) + xvel1(0, 1);
     const double sy = yvel0(0, 0) + yvel0(1, 0) + yvel1(0, 0) + yvel1(1, 0);
@@ -731,18 +687,16 @@ struct FluxCalc {
     yvel0_a1s(1, 0) += cy;
     yvel1_a1s(0, 0) += cy;
     yvel1_a1s(1, 0) += cy;
-    xarea_a1s(0, 0) += 0.25 * dt * sx * gx;
-    yarea_a1s(0, 0) += 0.25 * dt * sy * gy;
     return 0.25 * (xarea(0, 0) * sx * gx + yarea(0, 0) * sy * gy);
   }
   static constexpr unsigned adjoint_reads = 0b111111;
   void operator()(R xarea, R yarea, R xvel0, R yvel0, R xvel1, R yvel1, W vol_flux_x, W vol_flux_y) const {
     fluxes(dt, xarea, yarea, xvel0, yvel0, xvel1, yvel1, vol_flux_x, vol_flux_y);
   }
-  void adjoint(R xarea, W xarea_a1s, R yarea, W yarea_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1,
-               W xvel1_a1s, R yvel1, W yvel1_a1s, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s) const {
-    fluxes_adjoint(dt, xarea, xarea_a1s, yarea, yarea_a1s, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s,
-                   yvel1, yvel1_a1s, vol_flux_x_a1s, vol_flux_y_a1s);
+  void adjoint(R xarea, R yarea, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, R xvel1, W xvel1_a1s, R yvel1,
+               W yvel1_a1s, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s) const {
+    fluxes_adjoint(dt, xarea, yarea, xvel0, xvel0_a1s, yvel0, yvel0_a1s, xvel1, xvel1_a1s, yvel1, yvel1_a1s,
+                   vol_flux_x_a1s, vol_flux_y_a1s);
   }
 };
 // flux_calc with dt from the dat, one face direction per loop (D = 0: x faces from
@@ -755,8 +709,7 @@ struct FluxCalcD {
   void operator()(R area, R vel0, R vel1, R dt, W vol_flux) const {
     vol_flux(0, 0) = 0.25 * dt(0, 0) * area(0, 0) * (vel0(0, 0) + vel0(oi, oj) + vel1(0, 0) + vel1(oi, oj));
   }
-  void adjoint(R area, W area_a1s, R vel0, W vel0_a1s, R vel1, W vel1_a1s, R dt, W dt_a1s, R,
-               W vol_flux_a1s) const {
+  void adjoint(R area, R vel0, W vel0_a1s, R vel1, W vel1_a1s, R dt, W dt_a1s, R, W vol_flux_a1s) const {
     const double g = vol_flux_a1s(0, 0);
     const double sum = vel0(0, 0) + vel0(oi, oj) + vel1(0, 0) + vel1(oi, oj);
     const double c = 0.25 * dt(0, 0) * area(0, 0) * g;
@@ -764,7 +717,6 @@ struct FluxCalcD {
     vel0_a1s(oi, oj) += c;
     vel1_a1s(0, 0) += c;
     vel1_a1s(oi, oj) += c;
-    area_a1s(0, 0) += 0.25 * dt(0, 0) * sum * g;
     dt_a1s(0, 0) += 0.25 * area(0, 0) * sum * g;
   }
 };
@@ -783,9 +735,8 @@ struct AdvecCellPreVol {
     pre_vol(0, 0) = p;
   }
   static constexpr unsigned adjoint_reads = 0;
-  void adjoint(R, W volume_a1s, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s, R, W pre_vol_a1s) const {
+  void adjoint(R, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s, R, W pre_vol_a1s) const {
     const double pb = pre_vol_a1s(0, 0);
-    volume_a1s(0, 0) += pb;
     if (sweep == 1 || dir == 0) {
       vol_flux_x_a1s(1, 0) += pb;
       vol_flux_x_a1s(0, 0) -= pb;
@@ -872,7 +823,7 @@ struct AdvecCellFlux {
   }
   static double& at(W a, int o) { return D == 0 ? a(o, 0) : a(0, o); }
   static constexpr unsigned adjoint_reads = 0b11111;
-  void adjoint(R vol_flux, W vol_flux_a1s, R pre_vol, W pre_vol_a1s, R vertexd, W vertexd_a1s, R density1,
+  void adjoint(R vol_flux, W vol_flux_a1s, R pre_vol, W pre_vol_a1s, R vertexd, R density1,
                W density1_a1s, R energy1, W energy1_a1s, R, W mass_flux_a1s, R, W ener_flux_a1s) const {
     const double vf = vol_flux(0, 0);
     const bool pos = vf > 0.0;
@@ -910,8 +861,6 @@ struct AdvecCellFlux {
     at(density1_a1s, o_w) += l1b * l1.diffdw;
     at(density1_a1s, o_d) += rho_db;
     stb += -s4b + (vd0 / vd_dif) * s3b;
-    vertexd_a1s(0, 0) += (1.0 + sigmat) / vd_dif * s3b;
-    at(vertexd_a1s, o_vd) += -(1.0 + sigmat) * vd0 / (vd_dif * vd_dif) * s3b;
     vfb += (pos ? 1.0 : -1.0) / pre_d * stb;
     pre_db += -sigmat / pre_d * stb;
     at(pre_vol_a1s, o_pre) += pre_db;
@@ -967,9 +916,8 @@ struct AdvecMomPostVol {
                                     : volume(0, 0) + vol_flux_x(1, 0) - vol_flux_x(0, 0);
   }
   static constexpr unsigned adjoint_reads = 0;
-  void adjoint(R, W volume_a1s, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s, R, W post_vol_a1s) const {
+  void adjoint(R, R, W vol_flux_x_a1s, R, W vol_flux_y_a1s, R, W post_vol_a1s) const {
     const double pb = post_vol_a1s(0, 0);
-    volume_a1s(0, 0) += pb;
     if (mom_sweep == 1) {
       vol_flux_y_a1s(0, 1) += pb;
       vol_flux_y_a1s(0, 0) -= pb;
@@ -1013,14 +961,29 @@ struct NodeMass {
   static constexpr unsigned adjoint_reads = 0b011;  // density1, post_vol
   void adjoint(R density1, W density1_a1s, R post_vol, W post_vol_a1s, R, W node_flux_a1s, R,
                W node_mass_post_a1s, R, W node_mass_pre_a1s) const {
+    adjoint_body(density1, density1_a1s, post_vol, &post_vol_a1s, node_flux_a1s, node_mass_post_a1s,
+                 node_mass_pre_a1s);
+  }
+  // post_vol_a1s null: post_vol is passive (the volume, mom_sweep 3 and 4).
+  static void adjoint_body(R density1, W density1_a1s, R post_vol, const W* post_vol_a1s, W node_flux_a1s,
+                           W node_mass_post_a1s, W node_mass_pre_a1s) {
     const double preb = node_mass_pre_a1s(0, 0), postb = 0.25 * (node_mass_post_a1s(0, 0) + preb);
     node_flux_a1s(0, 0) += preb;
     if constexpr (D == 0) node_flux_a1s(-1, 0) -= preb;
     else node_flux_a1s(0, -1) -= preb;
     for (const auto& [i, j] : {std::pair{0, -1}, std::pair{0, 0}, std::pair{-1, -1}, std::pair{-1, 0}}) {
       density1_a1s(i, j) += post_vol(i, j) * postb;
-      post_vol_a1s(i, j) += density1(i, j) * postb;
+      if (post_vol_a1s) (*post_vol_a1s)(i, j) += density1(i, j) * postb;
     }
+  }
+};
+// NodeMass whose post_vol is the passive volume (mom_sweep 3 and 4).
+template <int D>
+struct NodeMassVolume : NodeMass<D> {
+  void adjoint(R density1, W density1_a1s, R volume, R, W node_flux_a1s, R, W node_mass_post_a1s, R,
+               W node_mass_pre_a1s) const {
+    NodeMass<D>::adjoint_body(density1, density1_a1s, volume, nullptr, node_flux_a1s, node_mass_post_a1s,
+                              node_mass_pre_a1s);
   }
 };
 template <int D>
@@ -1047,7 +1010,7 @@ struct MomFlux {
   }
   static double& at(W a, int o) { return D == 0 ? a(o, 0) : a(0, o); }
   static constexpr unsigned adjoint_reads = 0b1111;
-  void adjoint(R node_flux, W node_flux_a1s, R node_mass_pre, W node_mass_pre_a1s, R celld, W celld_a1s, R vel1,
+  void adjoint(R node_flux, W node_flux_a1s, R node_mass_pre, W node_mass_pre_a1s, R celld, R vel1,
                W vel1_a1s, R, W mom_flux_a1s) const {
     const double nf = node_flux(0, 0);
     const bool neg = nf < 0.0;
@@ -1074,11 +1037,9 @@ struct MomFlux {
       double auwb = 0, adwb = 0;
       if (which == 0) {
         const double zb = width / 6.0 * mmb;
-        at(celld_a1s, 0) += z / 6.0 * mmb - (2.0 - sigma) * adw / (width * width) * zb;
         sigmab += (-adw / width + auw / c_dif) * zb;
         adwb += (2.0 - sigma) / width * zb;
         auwb += (1.0 + sigma) / c_dif * zb;
-        at(celld_a1s, o_c) += -(1.0 + sigma) * auw / (c_dif * c_dif) * zb;
       } else if (which == 1) {
         auwb += mmb;
       } else {
@@ -1135,7 +1096,7 @@ struct FieldSummary {
     *press += cell_vol * pressure(0, 0);
   }
   static constexpr unsigned adjoint_reads = 0b111111;
-  void adjoint(R volume, W volume_a1s, R density0, W density0_a1s, R energy0, W energy0_a1s, R pressure,
+  void adjoint(R volume, R density0, W density0_a1s, R energy0, W energy0_a1s, R pressure,
                W pressure_a1s, R xvel0, W xvel0_a1s, R yvel0, W yvel0_a1s, const double*, const double* vol_a1s,
                const double*, const double* mass_a1s, const double*, const double* ie_a1s, const double*,
                const double* ke_a1s, const double*, const double* press_a1s) const {
@@ -1147,7 +1108,6 @@ struct FieldSummary {
     energy0_a1s(0, 0) += cm * *ie_a1s;
     pressure_a1s(0, 0) += cv * *press_a1s;
     density0_a1s(0, 0) += cv * cmb;
-    volume_a1s(0, 0) += *vol_a1s + pressure(0, 0) * *press_a1s + rho * cmb;
     const double vb = 0.5 * cm * 0.5 * *ke_a1s;  // d(vsqrd) -> d(v^2)/4 at each node
     for (const auto& [i, j] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{0, 1}, std::pair{1, 1}}) {
       xvel0_a1s(i, j) += vb * xvel0(i, j);

@@ -4,7 +4,7 @@
 // constant and from a dat lacking both axes) against central differences.
 //
 // Each case records one loop (as clover.cpp submits it, on a 7 x 6 block in 2 tiles,
-// random inputs, halo included) on a SavePolicy::Verify tape (undeclared primal reads
+// random inputs, halo included; the mesh geometry passive, as Clover records it) on a SavePolicy::Verify tape (undeclared primal reads
 // fail), seeds the outputs with w and compares <v, adjoint> with <w, (K(x+hv) - K(x-hv)) / 2h>
 // for a random direction v over every input. DtSet runs at one cell in each of its
 // regimes: the sound, xvel, yvel and div limits, dt_old * dtrise and dtmax.
@@ -35,6 +35,7 @@ Stencil S(std::initializer_list<int> p) { return Stencil(2, std::vector<int>(p))
 struct Field {
   Dat<double>* d;
   double lo, hi;  // random values in [lo, hi]
+  bool constant = false;  // passive (the mesh geometry): drawn once, not perturbed, no adjoint
   std::vector<double> x0, v;
   DatView<double> layout;
 };
@@ -45,14 +46,16 @@ struct Case {
   std::vector<std::unique_ptr<Dat<double>>> dats;
   std::mt19937 gen{7};
 
-  Dat<double>& dat(const std::string& name, int ex_x, int ex_y) {
+  Dat<double>& dat(const std::string& name, int ex_x, int ex_y, bool active = true) {
     DatOptions o;
+    o.active = active;
     o.size = {NX + ex_x, NY + ex_y};
     dats.push_back(std::make_unique<Dat<double>>(b, name, Halo{2}, o));
     return *dats.back();
   }
-  Dat<double>& axis(const std::string& name, int a) {
+  Dat<double>& axis(const std::string& name, int a, bool active = true) {
     DatOptions o;
+    o.active = active;
     o.axes = {a};
     o.size = a == 0 ? std::vector<int>{NX, 1} : std::vector<int>{1, NY};
     dats.push_back(std::make_unique<Dat<double>>(b, name, Halo{2}, o));
@@ -96,7 +99,8 @@ struct Case {
       f.v.resize(f.layout.data.size());
       for (std::size_t q = 0; q < f.x0.size(); ++q) {
         f.x0[q] = u(gen);
-        f.v[q] = dir(gen) * std::max(std::fabs(f.x0[q]), 1e-3);
+        const double d = dir(gen) * std::max(std::fabs(f.x0[q]), 1e-3);
+        f.v[q] = f.constant ? 0.0 : d;
       }
     }
     if (adjust) adjust(in);
@@ -111,6 +115,7 @@ struct Case {
     ex.wait_all();
     long double va = 0;
     for (auto& f : in) {
+      if (f.constant) continue;
       const auto a = f.d->adjoint();
       for (std::size_t q = 0; q < f.v.size(); ++q) va += static_cast<long double>(f.v[q]) * a.data[q];
     }
@@ -136,10 +141,10 @@ const Stencil vel = S({0, 0, 1, 0, 0, 1, 1, 1}), xa = S({0, 0, 1, 0}), ya = S({0
 
 TEST(CloverDtAdjoints, DtSound) {
   Case c;
-  auto &dx = c.axis("celldx", 0), &dy = c.axis("celldy", 1);
+  auto &dx = c.axis("celldx", 0, false), &dy = c.axis("celldy", 1, false);
   auto &ss = c.dat("soundspeed", 0, 0), &q = c.dat("viscosity", 0, 0), &rho = c.dat("density0", 0, 0);
   auto& dtc = c.dat("work_cell", 0, 0);
-  c.check("calc_dt_sound", {{&dx, 0.5, 1.0}, {&dy, 0.5, 1.0}, {&ss, 0.5, 2}, {&q, 0, 0.5}, {&rho, 0.2, 1}}, {&dtc},
+  c.check("calc_dt_sound", {{&dx, 0.5, 1.0, true}, {&dy, 0.5, 1.0, true}, {&ss, 0.5, 2}, {&q, 0, 0.5}, {&rho, 0.2, 1}}, {&dtc},
           [&] {
             par_loop("calc_dt_sound", c.b, c.b.interior(), k::DtSound{0.7}, arg_dat(dx, READ), arg_dat(dy, READ),
                      arg_dat(ss, READ), arg_dat(q, READ), arg_dat(rho, READ), arg_dat(dtc, WRITE));
@@ -165,7 +170,7 @@ TEST(CloverDtAdjoints, DtSetRegimes) {
     Case c;
     auto& dtc = c.dat("work_cell", 0, 0);
     auto &u = c.dat("xvel0", 1, 1), &v = c.dat("yvel0", 1, 1);
-    auto &ax = c.dat("xarea", 1, 0), &ay = c.dat("yarea", 0, 1), &vol = c.dat("volume", 0, 0);
+    auto &ax = c.dat("xarea", 1, 0, false), &ay = c.dat("yarea", 0, 1, false), &vol = c.dat("volume", 0, 0, false);
     auto& dt = c.point("dt");
     const k::DtSet kernel{k::DtTerms{0.5, 0.5, 0.7}, 1.5, r.dtmax};
     auto submit = [&] {
@@ -174,7 +179,7 @@ TEST(CloverDtAdjoints, DtSetRegimes) {
                arg_dat(dt, RW));
     };
     std::vector<Field> in{{&dtc, r.dtc_lo, r.dtc_hi}, {&u, r.u_lo, r.u_hi},   {&v, r.v_lo, r.v_hi},
-                          {&ax, 0.8, 1.2},           {&ay, 0.8, 1.2},        {&vol, 0.9, 1.1},
+                          {&ax, 0.8, 1.2, true},     {&ay, 0.8, 1.2, true},  {&vol, 0.9, 1.1, true},
                           {&dt, r.dt_lo, r.dt_hi}};
     // div: x velocities towards the cell from both sides (the right nodes negated), y alike.
     auto converge = [&](std::vector<Field>& f) {
@@ -190,11 +195,11 @@ TEST(CloverDtAdjoints, DtSetRegimes) {
 TEST(CloverDtAdjoints, PdvFluxes) {
   for (bool dat_dt : {false, true}) {
     Case c;
-    auto &ax = c.dat("xarea", 1, 0), &ay = c.dat("yarea", 0, 1);
+    auto &ax = c.dat("xarea", 1, 0, false), &ay = c.dat("yarea", 0, 1, false);
     auto &u0 = c.dat("xvel0", 1, 1), &v0 = c.dat("yvel0", 1, 1), &u1 = c.dat("xvel1", 1, 1), &v1 = c.dat("yvel1", 1, 1);
     auto& total = c.dat("work_cell", 0, 0);
     auto& dt = c.point("dt");
-    std::vector<Field> in{{&ax, 0.8, 1.2}, {&ay, 0.8, 1.2}, {&u0, -1, 1}, {&v0, -1, 1}};
+    std::vector<Field> in{{&ax, 0.8, 1.2, true}, {&ay, 0.8, 1.2, true}, {&u0, -1, 1}, {&v0, -1, 1}};
     if (dat_dt) in.push_back({&dt, 0.01, 0.02});
     const double cdt = 0.0137;
     c.check(dat_dt ? "pdv_flux_predict_D" : "pdv_flux_predict", in, {&total}, [&] {
@@ -223,11 +228,11 @@ TEST(CloverDtAdjoints, PdvFluxes) {
 TEST(CloverDtAdjoints, StepByMassAndFluxCalc) {
   for (bool dat_dt : {false, true}) {
     Case c;
-    auto &rho = c.dat("density0", 0, 0), &vol = c.dat("volume", 0, 0), &sbm = c.dat("stepbymass", 1, 1);
+    auto &rho = c.dat("density0", 0, 0), &vol = c.dat("volume", 0, 0, false), &sbm = c.dat("stepbymass", 1, 1);
     auto& dt = c.point("dt");
     const Stencil cells = S({-1, -1, 0, -1, 0, 0, -1, 0});
     const Range nodes{0, NX + 1, 0, NY + 1};
-    std::vector<Field> in{{&rho, 0.2, 1.0}, {&vol, 0.9, 1.1}};
+    std::vector<Field> in{{&rho, 0.2, 1.0}, {&vol, 0.9, 1.1, true}};
     if (dat_dt) in.push_back({&dt, 0.01, 0.02});
     c.check(dat_dt ? "accelerate_mass_D" : "accelerate_mass", in, {&sbm}, [&] {
       if (dat_dt)
@@ -237,11 +242,11 @@ TEST(CloverDtAdjoints, StepByMassAndFluxCalc) {
         par_loop("accelerate_mass", c.b, nodes, k::StepByMass{0.5 * 0.0137}, arg_dat(rho, cells, READ),
                  arg_dat(vol, cells, READ), arg_dat(sbm, WRITE));
     });
-    auto &ax = c.dat("xarea", 1, 0), &ay = c.dat("yarea", 0, 1);
+    auto &ax = c.dat("xarea", 1, 0, false), &ay = c.dat("yarea", 0, 1, false);
     auto &u0 = c.dat("xvel0", 1, 1), &v0 = c.dat("yvel0", 1, 1), &u1 = c.dat("xvel1", 1, 1), &v1 = c.dat("yvel1", 1, 1);
     auto &fx = c.dat("vol_flux_x", 1, 0), &fy = c.dat("vol_flux_y", 0, 1);
     const Stencil xv = S({0, 0, 0, 1}), yv = S({0, 0, 1, 0});
-    std::vector<Field> fin{{&ax, 0.8, 1.2}, {&ay, 0.8, 1.2}, {&u0, -1, 1}, {&v0, -1, 1}, {&u1, -1, 1}, {&v1, -1, 1}};
+    std::vector<Field> fin{{&ax, 0.8, 1.2, true}, {&ay, 0.8, 1.2, true}, {&u0, -1, 1}, {&v0, -1, 1}, {&u1, -1, 1}, {&v1, -1, 1}};
     if (dat_dt) fin.push_back({&dt, 0.01, 0.02});
     c.check(dat_dt ? "flux_calc_D" : "flux_calc", fin, {&fx, &fy}, [&] {
       if (dat_dt) {

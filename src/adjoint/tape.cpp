@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "adjoint/tape_internal.hpp"
 #include "stardiff/adjoint/fixed_point.hpp"
@@ -53,6 +54,9 @@ void Tape::forget(const void* object, const std::string& what) {
   held = drop(state_) || held;
   for (auto it = needed_.begin(); it != needed_.end();)
     it = static_cast<const void*>(static_cast<const mesh::Tracked*>(*it)) == object ? needed_.erase(it) : std::next(it);
+  for (auto it = reads_.begin(); it != reads_.end();)
+    it = static_cast<const void*>(static_cast<const mesh::Tracked*>(it->first)) == object ? reads_.erase(it)
+                                                                                            : std::next(it);
   if (held && !nodes_.empty() && !reversed_ && destroyed_.empty()) destroyed_ = what;
 }
 
@@ -214,8 +218,12 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       if (add_unique(dats_, a.dat)) first_seen(a.dat);
       a.poison = loop.verify_reads && !a.adjoint_reads;
       if (!a.writes()) continue;
-      if ((a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads) needed_.insert(a.dat);
-      if (untaped || (policy_ != SavePolicy::All && !needed_.count(a.dat))) continue;
+      const bool own = (a.mode == mesh::Mode::RW || a.mode == mesh::Mode::Inc) && a.adjoint_reads;
+      if (own) needed_.insert(a.dat);
+      // External functions keep the dat-level rule (some recorded adjoint reads the dat).
+      a.save = policy_ == SavePolicy::All || own ||
+               (loop.exact_extents() ? read_since_write(a.dat, touched(loop, a)) : needed_.count(a.dat) > 0);
+      if (untaped || !a.save) continue;
       save_dat(loop, a);
     } else if (a.kind == LoopArgDesc::Kind::Reduce) {
       if (add_unique(reds_, a.red)) first_seen(a.red);
@@ -231,8 +239,63 @@ void Tape::before_loop(mesh::RecordedLoop& loop) {
       if (add_unique(scalars_, a.scalar)) first_seen(a.scalar);
     }
   }
-  for (auto& a : loop.args)
-    if (a.kind == LoopArgDesc::Kind::Dat && a.mode == mesh::Mode::Read && a.adjoint_reads) needed_.insert(a.dat);
+  note_writes_and_reads(loop);
+}
+
+// The loop-index box argument a of `loop` touches in its dat (a read: widened by the
+// stencil): the whole axis along axes the dat lacks, and the whole dat when the node's
+// extents are not exact (external functions).
+Tape::Box Tape::touched(const mesh::RecordedLoop& loop, const LoopArgDesc& a) {
+  Box b;
+  for (int k = 0; k < 3; ++k) {
+    if (!loop.exact_extents() || !a.dat->has_axis(k)) {
+      b.lo[k] = std::numeric_limits<int>::min();
+      b.hi[k] = std::numeric_limits<int>::max();
+      continue;
+    }
+    const bool read = a.mode == mesh::Mode::Read;
+    b.lo[k] = loop.range.lo[k] + (read ? a.st_min[k] : 0);
+    b.hi[k] = loop.range.hi[k] + (read ? a.st_max[k] : 0);
+  }
+  return b;
+}
+
+bool Tape::read_since_write(const mesh::DatBase* d, const Box& w) const {
+  auto it = reads_.find(d);
+  if (it == reads_.end()) return false;
+  for (const Box& r : it->second) {
+    bool meet = true;
+    for (int k = 0; k < 3; ++k) meet = meet && std::max(r.lo[k], w.lo[k]) < std::min(r.hi[k], w.hi[k]);
+    if (meet) return true;
+  }
+  return false;
+}
+
+// After a loop: its writes (exact extents only) cover the reads inside them; its READ
+// arguments whose primal the adjoint reads add their boxes.
+void Tape::note_writes_and_reads(const mesh::RecordedLoop& loop) {
+  for (const auto& a : loop.args) {
+    if (!a.writes() || !loop.exact_extents()) continue;
+    auto it = reads_.find(a.dat);
+    if (it == reads_.end()) continue;
+    const Box w = touched(loop, a);
+    auto& v = it->second;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const Box& r) {
+                             for (int k = 0; k < 3; ++k)
+                               if (r.lo[k] < w.lo[k] || r.hi[k] > w.hi[k]) return false;
+                             return true;
+                           }),
+            v.end());
+  }
+  for (const auto& a : loop.args)
+    if (a.kind == LoopArgDesc::Kind::Dat && a.mode == mesh::Mode::Read && a.adjoint_reads) {
+      needed_.insert(a.dat);
+      const Box b = touched(loop, a);
+      auto& v = reads_[a.dat];
+      if (std::find_if(v.begin(), v.end(), [&](const Box& r) { return r.lo == b.lo && r.hi == b.hi; }) == v.end())
+        v.push_back(b);
+    }
 }
 
 void Tape::after_loop(std::unique_ptr<mesh::RecordedLoop> loop) {
@@ -263,6 +326,13 @@ void Tape::adopt(Tape& inner) {
   for (auto* s : inner.scalars_)
     if (add_unique(scalars_, s)) see(s);
   needed_.insert(inner.needed_.begin(), inner.needed_.end());
+  // The section's adjoint reads these dats' primal values: later writes save them.
+  for (auto* d : inner.needed_) {
+    Box all;
+    all.lo.fill(std::numeric_limits<int>::min());
+    all.hi.fill(std::numeric_limits<int>::max());
+    reads_[d].push_back(all);
+  }
 }
 
 void Tape::reverse_nodes(std::size_t first, std::size_t last) {
@@ -316,6 +386,7 @@ void Tape::clear() {
   destroyed_.clear();
   nodes_.clear();
   needed_.clear();
+  reads_.clear();
   dats_.clear();
   reds_.clear();
   scalars_.clear();

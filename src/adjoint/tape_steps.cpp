@@ -189,6 +189,9 @@ void Tape::commit_boundary() {
   } else {
     release_saves(step_begin_[k], nodes_.size());
     ++recomputed_;
+    // Step k is recomputed (taped) just before its adjoint runs: its adjoints read the
+    // values of that recomputation, never what later steps' saves restore.
+    reads_.clear();
   }
   pending_taped_ = false;
 }
@@ -245,7 +248,7 @@ void Tape::recompute_step(std::int64_t k, bool tape) {
     Executor& ex = n.block->executor();
     for (std::size_t j = 0; j < n.args.size(); ++j) {
       const LoopArgDesc& a = n.args[j];
-      if (tape && a.writes() && (policy_ == SavePolicy::All || needed_.count(a.dat))) save_dat(n, a);
+      if (tape && a.writes() && a.save) save_dat(n, a);
       if (a.kind == LoopArgDesc::Kind::Reduce)  // the whole record: MIN/MAX restart with their arg too
         codelets::insert_rows_copy(ex, *n.red_pre[j], 0, a.red->value_handle(), 0, a.red->record_bytes(), true,
                                    n.name + ":" + a.red->name() + "_restart");

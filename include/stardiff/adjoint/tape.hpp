@@ -12,10 +12,16 @@
 //    tile (only their written column runs when the loop, stencil included, writes part of
 //    each row) into a checkpoint buffer (a Handle::managed_vector: under StarPU it has no
 //    home node, so StarPU places it and, with STARPU_LIMIT_CPU_MEM and a disk node, evicts it) —
-//    under SavePolicy::Needed only if some recorded adjoint (this loop's included, for
-//    RW/INC arguments) reads that dat's primal value (to-be-recorded analysis; a linear
-//    stencil saves nothing); under SavePolicy::All always (OPS's policy). Reductions
-//    save their values before and after each loop.
+//    under SavePolicy::Needed only if a recorded adjoint reads the values it overwrites:
+//    this loop's own (RW/INC arguments whose primal the adjoint reads), or one of a loop
+//    recorded since those points were last written whose read box (range widened by the
+//    stencil) meets the written range (to-be-recorded analysis; a linear stencil saves
+//    nothing; external functions and nested tapes count as reading the whole dat, and an
+//    external function's writes save when any recorded adjoint reads the dat). In a
+//    checkpointed tape the reads of a step that will be recomputed before its adjoint (every
+//    step but the one taped in the forward pass) count only within that step. Under
+//    SavePolicy::All always (OPS's policy). Reductions save their values before and after
+//    each loop.
 //  * SavePolicy::Verify (or SavePolicy::Needed with STARDIFF_CHECK_ADJOINT_READS=1 in the
 //    environment) saves what Needed saves and checks each kernel's adjoint_reads mask:
 //    adjoint tasks see NaN for every primal the mask does not declare, and one whose
@@ -84,9 +90,11 @@
 //    task whose managed buffers alone exceed the limit is refused (Error naming the handle).
 //    (Runtime::memory_nodes() shows the bytes on the disk node.)
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -210,6 +218,15 @@ class Tape final : public mesh::Recorder {
   std::size_t bytes_ = 0;
   std::vector<std::unique_ptr<mesh::RecordedLoop>> nodes_;
   std::set<mesh::DatBase*> needed_;  // dats whose primal a recorded adjoint reads
+  // Per dat: the loop-index boxes of its primal that recorded adjoints read since a later
+  // recorded write covered them (a write meeting one saves what it overwrites).
+  struct Box {
+    std::array<int, 3> lo, hi;
+  };
+  std::map<const mesh::DatBase*, std::vector<Box>> reads_;
+  static Box touched(const mesh::RecordedLoop& loop, const mesh::LoopArgDesc& a);
+  bool read_since_write(const mesh::DatBase* d, const Box& w) const;
+  void note_writes_and_reads(const mesh::RecordedLoop& loop);
   std::vector<mesh::DatBase*> dats_;
   std::vector<mesh::ReductionBase*> reds_;
   std::vector<mesh::ScalarBase*> scalars_;

@@ -43,6 +43,7 @@ struct LoopArgDesc {
   Mode mode = Mode::Read;
   bool adjoint_reads = false;        // the adjoint kernel reads this argument's primal value
   bool poison = false;               // verify mode: the adjoint sees NaN for this primal
+  bool save = false;                 // written: the tape saves the points this loop overwrites
   std::array<int, 3> st_min{0, 0, 0}, st_max{0, 0, 0};
   ReductionBase* red = nullptr;
   ScalarBase* scalar = nullptr;
@@ -69,6 +70,9 @@ class RecordedLoop {
   virtual void submit_primal_untaped() { submit_primal(); }
   virtual std::size_t kept_bytes() const { return 0; }
   virtual void release_kept() {}
+  // True when each dat argument touches exactly `range` widened by its stencil (a par_loop);
+  // false: the tape takes it as touching the whole dat (external functions, nested tapes).
+  virtual bool exact_extents() const { return false; }
 
   std::string name;
   Block* block = nullptr;

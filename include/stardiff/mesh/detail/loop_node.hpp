@@ -171,6 +171,7 @@ template <class K, class... A>
 class LoopNode final : public RecordedLoop {
  public:
   LoopNode(const K& k, std::tuple<A...> a) : kernel_(k), args_(std::move(a)) {}
+  bool exact_extents() const override { return true; }
   void submit_primal() override {
     std::apply([&](const auto&... a) { submit_loop_tasks(name, *block, range, kernel_, args, this, a...); }, args_);
   }
