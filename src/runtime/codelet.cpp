@@ -13,6 +13,10 @@ Codelet::Codelet(std::string name, KernelFn cpu, KernelFn cuda, std::vector<Buff
   require(cpu_ != nullptr, "stardiff::Codelet '" + name_ + "': a CPU implementation is required");
 }
 
+Codelet::Codelet(std::string name, KernelFn cpu, Parallelism parallelism) : Codelet(std::move(name), cpu) {
+  parallelism_ = parallelism;
+}
+
 Codelet::~Codelet() = default;
 
 Codelet::ImplPtr Codelet::exchange_impl(ImplPtr impl) const {

@@ -4,6 +4,7 @@
 // Edges follow StarPU's implicit rules per handle: a reader depends on the last
 // writer; a writer depends on the last writer and every reader since; consecutive
 // RW|COMMUTE (or REDUX) accesses form a group that depends on what came before it.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -18,6 +19,9 @@ void RecordingExecutor::submit(const Codelet& cl, std::span<const DataAccess> da
   Task t;
   t.codelet = cl.name();
   t.name = opts.name.empty() ? cl.name() : opts.name;
+  t.cost = opts.cost;
+  t.span = opts.span;
+  t.fork_join = cl.parallelism() == Parallelism::ForkJoin;
   for (const auto& d : data) {
     if (d.handle == nullptr || !d.handle->valid())
       throw Error("task '" + t.name + "': empty handle");
@@ -69,6 +73,34 @@ std::vector<std::pair<std::size_t, std::size_t>> RecordingExecutor::edges() cons
     }
   }
   return {e.begin(), e.end()};
+}
+
+RecordingExecutor::CriticalPath RecordingExecutor::critical_path(int width) const {
+  if (width < 1) throw Error("RecordingExecutor::critical_path: width must be >= 1, got " + std::to_string(width));
+  const std::size_t n = tasks_.size();
+  CriticalPath cp;
+  std::vector<double> weight(n), finish(n);
+  std::vector<std::size_t> pred(n, n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const Task& t = tasks_[j];
+    weight[j] = t.fork_join ? std::max(t.cost / width, t.span) : t.cost;
+    finish[j] = weight[j];
+    cp.work += t.cost;
+  }
+  // edges are sorted by (i, j), i < j: finish[i] is final before any edge out of i is read
+  for (auto [i, j] : edges())
+    if (finish[i] + weight[j] > finish[j]) {
+      finish[j] = finish[i] + weight[j];
+      pred[j] = i;
+    }
+  std::size_t last = n;
+  for (std::size_t j = 0; j < n; ++j)
+    if (last == n || finish[j] > finish[last]) last = j;
+  if (last == n) return cp;
+  cp.length = finish[last];
+  for (std::size_t k = last; k != n; k = pred[k]) cp.path.push_back(k);
+  std::reverse(cp.path.begin(), cp.path.end());
+  return cp;
 }
 
 std::string RecordingExecutor::to_dot() const {

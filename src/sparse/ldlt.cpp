@@ -187,6 +187,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     return "Ldlt::factorize: n = " + std::to_string(S.n) + ", nnz(L) = " + std::to_string(S.nnz_l) + ", " +
            std::to_string(S.ns) + " supernodes";
   });
+  const detail::ForkJoinMode fork_join = detail::fork_join_mode();  // a bad value: before any change
   st.factored = false;
   st.rcond = -1;
   st.distributed = st.hash_ready = false;
@@ -266,6 +267,7 @@ FactorInfo Ldlt::factorize(const CscMatrix32& A, Executor* exec) {
     ctx.small = std::max(st.opts.zero_pivot * norm, std::numeric_limits<double>::min());
     ctx.static_piv = std::sqrt(std::numeric_limits<double>::epsilon()) * norm;
     ctx.nb = st.opts.block_size;
+    ctx.fork_join = fork_join;
     // The unpivoted attempt needs some diagonal entry nonzero (zero ones take a pivot of
     // either sign from the fill); growth is measured for a diagonal of mixed signs or with
     // zeros (with one sign and no zeros, sign-consistent pivots mean a definite matrix).

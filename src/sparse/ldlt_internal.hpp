@@ -18,6 +18,7 @@
 //    Distinct tasks write distinct elements; a contribution block is freed by the task
 //    that assembles it.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +195,13 @@ struct BigFront {
   std::int64_t pos = 0, neg = 0, two_by_two = 0;
 };
 
+// STARDIFF_LDLT_FORK_JOIN: where a split front runs as one fork-join task (big_fork_join)
+// rather than as its panel/update tasks. Never ("0"); Auto ("1", unset or empty: where the
+// executor's parallel_width() is at least 3); Force ("force": on any executor, even with one
+// thread per task). Only in a factorization that is not distributed over StarPU-MPI ranks.
+enum class ForkJoinMode { Never, Auto, Force };
+ForkJoinMode fork_join_mode();  // reads the environment; Error naming the variable otherwise
+
 struct LdltDist;  // ldlt_dist.hpp
 struct NumericCtx {
   const Symbolic* sym = nullptr;
@@ -219,6 +227,7 @@ struct NumericCtx {
   // then returns at once, as after *failed.
   const LdltDist* dist = nullptr;
   bool* abort = nullptr;
+  ForkJoinMode fork_join = ForkJoinMode::Auto;
 };
 
 // Factorizes supernodes lo..hi (postorder), assembling children's contribution blocks.
@@ -230,8 +239,75 @@ void factor_nodes(const NumericCtx& ctx, int lo, int hi);
 void big_begin(const NumericCtx& ctx, int s);
 void big_assemble(const NumericCtx& ctx, int s, int c0, int c1);
 void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end);
+// The first part of big_panel: factors window [k0, k1); false (nothing more to do) when the
+// front is degraded (now or before) or was not begun. big_panel = big_window, then
+// big_update(k0, k1, k1, block_end).
+bool big_window(const NumericCtx& ctx, int s, int k0, int k1);
 void big_update(const NumericCtx& ctx, int s, int k0, int k1, int c0, int c1);
 void big_finish(const NumericCtx& ctx, int s);
+
+// The tasks of a split front (order m0, p0 pivot columns, window nb, column blocks of bs)
+// in submission order: begin; an assembly of every column
+// block (in parallel: zeroing and extend-add were a serial step at the top of the tree);
+// per window w a panel (on the block holding it) and an update of every later block that
+// holds fully-summed columns; the blocks of the contribution block alone are updated
+// once per group of windows (long k: near-peak dgemm; fewer sweeps over it) after the
+// last window of the group; finish. f(kind, w, block, k0, k1) with kind 0 begin,
+// 1 panel, 2 update, 3 finish, 4 assemble.
+template <class F>
+void for_each_big_task(int m0, int p0, int nb, int bs, F&& f) {
+  const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
+  const int first_cb = (p0 + bs - 1) / bs;  // blocks from here on hold no fully-summed column
+  const int group = std::max(1, 512 / nb);
+  f(0, 0, 0, 0, 0);
+  for (int jj = 0; jj < nblk; ++jj) f(4, 0, jj, 0, 0);
+  for (int w = 0; w < nwin; ++w) {
+    const int k0 = w * nb, k1 = std::min(k0 + nb, p0), j = k0 / bs;
+    f(1, w, j, k0, k1);
+    for (int jj = j + 1; jj < std::min(nblk, first_cb); ++jj) f(2, w, jj, k0, k1);
+    if ((w + 1) % group == 0 || w == nwin - 1) {
+      const int g0 = (w / group) * group * nb;
+      for (int jj = first_cb; jj < nblk; ++jj) f(2, w, jj, g0, k1);
+    }
+  }
+  f(3, 0, 0, 0, 0);
+}
+
+
+// The steps of a split front run as one fork-join task: for_each_big_task's, with each
+// column block cut into tiles of nb columns (tile c / nb holds column c): an assembly per
+// tile, a panel as its window (kind 5) then the updates of the rest of its block tile by
+// tile, an update per tile. f(kind, w, tile, k0, k1, c0, c1): kind 0 begin, 2 update of
+// columns [c0, c1) with pivots [k0, k1) (window w's, or its group's), 3 finish, 4 assembly
+// of [c0, c1), 5 window w = [k0, k1). Every column receives the same kernel calls, with the
+// same pivot ranges, in the same order as in the split front's tasks.
+template <class F>
+void for_each_fork_join_step(int m0, int p0, int nb, F&& f) {
+  const int bs = 4 * nb;
+  for_each_big_task(m0, p0, nb, bs, [&](int kind, int w, int jj, int k0, int k1) {
+    const int b1 = std::min((jj + 1) * bs, m0);
+    auto tiles = [&](int step, int c, int kk0, int kk1) {
+      while (c < b1) {
+        const int e = std::min(b1, (c / nb + 1) * nb);
+        f(step, w, c / nb, kk0, kk1, c, e);
+        c = e;
+      }
+    };
+    if (kind == 0 || kind == 3) f(kind, 0, 0, 0, 0, 0, 0);
+    else if (kind == 4) tiles(4, jj * bs, 0, 0);
+    else if (kind == 2) tiles(2, jj * bs, k0, k1);
+    else {
+      f(5, w, k0 / nb, k0, k1, k0, k1);
+      tiles(2, k1, k0, k1);
+    }
+  });
+}
+
+// A split supernode s as one fork-join task (ldlt_fork_join.cpp): the steps of
+// for_each_fork_join_step, those between begin and finish as OpenMP tasks on `threads`
+// threads, ordered per tile (in submission order) and per window (its updates after it).
+// Each column receives the same kernel calls in the same order as in the split front's tasks.
+void big_fork_join(const NumericCtx& ctx, int s, int threads);
 
 // The solve as tasks over the factorization's plan (postorder ranges of supernodes).
 // Forward + diagonal, node by node in postorder: the node's front vector is its own

@@ -326,22 +326,25 @@ void big_assemble(const NumericCtx& ctx, int s, int c0, int c1) {
   assemble_columns(ctx, s, b.idx, b.F.data(), c0, std::min(c1, b.m), false);
 }
 
-void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end) {
+bool big_window(const NumericCtx& ctx, int s, int k0, int k1) {
   BigFront& b = ctx.big[s];
-  if (not_begun(b) || is_degraded(b)) return;
+  if (not_begun(b) || is_degraded(b)) return false;
   NodeFactor& nf = ctx.nodes[s];
   cpu::FrontCounts fc;
   const int nacc = cpu::front_window_cpu(b.F.data(), b.m, k0, k1, front_options(ctx, false), b.perm.data(),
                                          nf.d.data(), nf.e.data(), nf.piv.data(), fc);
   if (nacc < k1 - k0) {
     std::atomic_ref<bool>(b.degraded).store(true, std::memory_order_relaxed);
-    return;
+    return false;
   }
   b.pos += fc.pos;
   b.neg += fc.neg;
   b.two_by_two += fc.two_by_two;
-  cpu::front_update_cols_cpu(b.F.data(), b.m, k0, nacc, nf.d.data(), nf.e.data(), nf.piv.data(), k1,
-                             std::min(block_end, b.m));
+  return true;
+}
+
+void big_panel(const NumericCtx& ctx, int s, int k0, int k1, int block_end) {
+  if (big_window(ctx, s, k0, k1)) big_update(ctx, s, k0, k1, k1, block_end);
 }
 
 void big_update(const NumericCtx& ctx, int s, int k0, int k1, int c0, int c1) {

@@ -3,6 +3,8 @@
 #include "sparse/ldlt_tasks.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -55,6 +57,11 @@ void ldlt_subtree_cpu(const TaskContext& t) {
   factor_nodes(*a.ctx, a.lo, a.hi);
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.hi].nelim;
   if (dist) gather_and_send(t, *a.ctx, a.t, a.base);
+}
+void big_fork_join_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltBigArgs>();
+  big_fork_join(*a.ctx, a.s, t.threads);
+  *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
 }
 void big_begin_cpu(const TaskContext& t) {
   const auto& a = t.arg<LdltBigArgs>();
@@ -144,12 +151,59 @@ const Codelet cl_ldlt_big_assemble("ldlt_big_assemble", big_assemble_cpu);
 const Codelet cl_ldlt_big_panel("ldlt_big_panel", big_panel_cpu);
 const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
 const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
+const Codelet cl_ldlt_big_fork_join("ldlt_big_fork_join", big_fork_join_cpu, Parallelism::ForkJoin);
 const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu);
 const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
 const Codelet cl_ldlt_solve_gather("ldlt_solve_gather", ldlt_solve_gather_cpu);
 const Codelet cl_ldlt_hash("ldlt_hash", ldlt_hash_cpu);
 
 namespace {
+// Work model of the tasks (TaskOptions::cost, for RecordingExecutor::critical_path), in
+// flops: pivot t of a front of order m costs m - t on its own column and 2 (m - j) on each
+// later column j (over the front: sum (m - t)^2, Symbolic::sn_flops); assembling a column
+// j costs its m - j entries.
+double pivot_work(int m, int k0, int k1, int c0, int c1) {
+  c1 = std::min(c1, m);
+  double w = 0;
+  for (int t = k0; t < k1; ++t) {
+    if (t >= c0 && t < c1) w += m - t;
+    const int a = std::max(c0, t + 1);
+    if (a < c1) w += double(c1 - a) * (2.0 * m - a - c1 + 1);  // sum over j in [a, c1) of 2 (m - j)
+  }
+  return w;
+}
+double assembly_work(int m, int c0, int c1) {
+  c1 = std::min(c1, m);
+  return c1 > c0 ? 0.5 * double(c1 - c0) * (2.0 * m - c0 - c1 + 1) : 0.0;
+}
+double front_work(const Symbolic& S, int s) {
+  const int m = S.sn_first[s + 1] - S.sn_first[s] + int(S.row_ptr[s + 1] - S.row_ptr[s]);
+  return S.sn_flops[s] + assembly_work(m, 0, m);
+}
+// The work of one step of for_each_big_task (kind, window's pivots [k0, k1), block jj).
+double big_step_work(int m0, int bs, int kind, int jj, int k0, int k1) {
+  switch (kind) {
+    case 1: return pivot_work(m0, k0, k1, k0, (jj + 1) * bs);
+    case 2: return pivot_work(m0, k0, k1, jj * bs, (jj + 1) * bs);
+    case 4: return assembly_work(m0, jj * bs, (jj + 1) * bs);
+    default: return 0;
+  }
+}
+
+// The longest chain of the fork-join steps under the work model (the fork-join task's
+// TaskOptions::span): a tile's steps in order, an update after its window.
+double fork_join_span(int m0, int p0, int nb) {
+  std::vector<double> tile((m0 + nb - 1) / nb, 0.0), win((p0 + nb - 1) / nb, 0.0);
+  for_each_fork_join_step(m0, p0, nb, [&](int kind, int w, int t, int k0, int k1, int c0, int c1) {
+    if (kind == 0 || kind == 3) return;
+    double& b = tile[t];
+    if (kind == 2) b = std::max(b, win[w]);
+    b += kind == 4 ? assembly_work(m0, c0, c1) : pivot_work(m0, k0, k1, c0, c1);
+    if (kind == 5) win[w] = b;
+  });
+  return tile.empty() ? 0.0 : *std::max_element(tile.begin(), tile.end());
+}
+
 // The buffers a plan task adds in a distributed run (ldlt_dist.hpp): its gather vector, the
 // xfers it sends, those it receives; none otherwise.
 struct DistBuffers {
@@ -168,34 +222,10 @@ void insert_ldlt_subtree(Executor& exec, const NumericCtx* ctx, int t, int lo, i
   for (Handle* h : db.sends) acc.push_back(out(*h));
   for (Handle* h : db.recvs) acc.push_back(in(*h));
   LdltSubtreeArgs args{ctx, lo, hi, t, base};
+  double work = 0;
+  for (int s = lo; s <= hi; ++s) work += front_work(*ctx->sym, s);
   exec.submit(cl_ldlt_subtree, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
-              {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority});
-}
-
-// The tasks of a split front in submission order: begin; an assembly of every column
-// block (in parallel: zeroing and extend-add were a serial step at the top of the tree);
-// per window w a panel (on the block holding it) and an update of every later block that
-// holds fully-summed columns; the blocks of the contribution block alone are updated
-// once per group of windows (long k: near-peak dgemm; fewer sweeps over it) after the
-// last window of the group; finish. f(kind, w, block, k0, k1) with kind 0 begin,
-// 1 panel, 2 update, 3 finish, 4 assemble.
-template <class F>
-void for_each_big_task(int m0, int p0, int nb, int bs, F&& f) {
-  const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
-  const int first_cb = (p0 + bs - 1) / bs;  // blocks from here on hold no fully-summed column
-  const int group = std::max(1, 512 / nb);
-  f(0, 0, 0, 0, 0);
-  for (int jj = 0; jj < nblk; ++jj) f(4, 0, jj, 0, 0);
-  for (int w = 0; w < nwin; ++w) {
-    const int k0 = w * nb, k1 = std::min(k0 + nb, p0), j = k0 / bs;
-    f(1, w, j, k0, k1);
-    for (int jj = j + 1; jj < std::min(nblk, first_cb); ++jj) f(2, w, jj, k0, k1);
-    if ((w + 1) % group == 0 || w == nwin - 1) {
-      const int g0 = (w / group) * group * nb;
-      for (int jj = first_cb; jj < nblk; ++jj) f(2, w, jj, g0, k1);
-    }
-  }
-  f(3, 0, 0, 0, 0);
+              {.name = lo == hi ? "ldlt_front" : "ldlt_subtree", .priority = priority, .cost = work});
 }
 
 int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
@@ -218,6 +248,7 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
   for_each_big_task(m0, p0, nb, bs, [&](int kind, int w, int jj, int k0, int k1) {
     ++ntask;
     LdltBigArgs args{ctx, s, k0, k1, jj * bs, (jj + 1) * bs, t, 0};
+    const double work = big_step_work(m0, bs, kind, jj, k0, k1);
     if (kind == 0 || kind == 3) {
       acc.clear();
       if (kind == 0) {
@@ -234,20 +265,32 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
       }
       exec.submit(kind == 0 ? cl_ldlt_big_begin : cl_ldlt_big_finish,
                   std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
-                  {.name = kind == 0 ? "ldlt_big_begin" : "ldlt_big_finish", .priority = 3});
+                  {.name = kind == 0 ? "ldlt_big_begin" : "ldlt_big_finish", .priority = 3, .cost = work});
     } else if (kind == 4) {
-      exec.submit(cl_ldlt_big_assemble, args, {inout(blk[jj])}, {.name = "ldlt_big_assemble", .priority = 3});
+      exec.submit(cl_ldlt_big_assemble, args, {inout(blk[jj])}, {.name = "ldlt_big_assemble", .priority = 3, .cost = work});
     } else if (kind == 1) {
-      exec.submit(cl_ldlt_big_panel, args, {inout(blk[jj]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3});
+      exec.submit(cl_ldlt_big_panel, args, {inout(blk[jj]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3, .cost = work});
     } else {
       const bool next_panel = jj == ((w + 1) * nb) / bs;  // holds the next window: on the critical path
       exec.submit(cl_ldlt_big_update, args, {in(win[w]), inout(blk[jj])},
-                  {.name = "ldlt_big_update", .priority = next_panel ? 2 : 0});
+                  {.name = "ldlt_big_update", .priority = next_panel ? 2 : 0, .cost = work});
     }
   });
   for (auto& h : blk) keep.push_back(std::move(h));
   for (auto& h : win) keep.push_back(std::move(h));
   return ntask;
+}
+
+// The split supernode s as one fork-join task (not distributed): W(the task's token), R(children).
+void insert_ldlt_fork_join(Executor& exec, const NumericCtx* ctx, int s, int m0, int p0, Handle& token,
+                           const std::vector<Handle*>& deps) {
+  std::vector<DataAccess> acc;
+  acc.push_back(out(token));
+  for (Handle* h : deps) acc.push_back(in(*h));
+  LdltBigArgs args{ctx, s, 0, 0, 0, 0, 0, 0};
+  exec.submit(cl_ldlt_big_fork_join, std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
+              {.name = "ldlt_big_fork_join", .priority = 3, .cost = front_work(*ctx->sym, s),
+               .span = fork_join_span(m0, p0, ctx->nb)});
 }
 
 // Front order m0 and pivot columns p0 of the split supernode s.
@@ -257,10 +300,22 @@ void big_front_size(const Symbolic& S, int s, int& m0, int& p0) {
 }
 }  // namespace
 
-std::int64_t count_factor_tasks(const Symbolic& S, int block_size) {
+ForkJoinMode fork_join_mode() {
+  const char* v = std::getenv("STARDIFF_LDLT_FORK_JOIN");
+  if (v == nullptr || *v == 0 || std::strcmp(v, "1") == 0) return ForkJoinMode::Auto;
+  if (std::strcmp(v, "0") == 0) return ForkJoinMode::Never;
+  if (std::strcmp(v, "force") == 0) return ForkJoinMode::Force;
+  throw Error(std::string("STARDIFF_LDLT_FORK_JOIN must be 0, 1 or force, got '") + v + "'");
+}
+
+bool use_fork_join(ForkJoinMode mode, const Executor& exec) {
+  return mode == ForkJoinMode::Force || (mode == ForkJoinMode::Auto && exec.parallel_width() >= 3);
+}
+
+std::int64_t count_factor_tasks(const Symbolic& S, int block_size, bool fork_join) {
   std::int64_t n = 0;
   for (std::size_t t = 0; t < S.task_lo.size(); ++t) {
-    if (!S.task_split[t]) {
+    if (!S.task_split[t] || fork_join) {
       n += 1;
       continue;
     }
@@ -275,6 +330,7 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
   const Symbolic& S = *ctx->sym;
   const int nt = int(S.task_lo.size());
   const LdltDist* dist = ranks == GraphRanks::Distributed ? ctx->dist : nullptr;
+  const bool fork_join = !dist && use_fork_join(ctx->fork_join, ex);
   std::int64_t ntasks = 0;
   std::vector<VariableHandle<std::int64_t>> tokens, keep;
   tokens.reserve(nt);
@@ -309,7 +365,12 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
       for (int s : dist->sends[t]) db.sends.push_back(xfers[dist->xfer[s]].get());
       for (int c : dist->recvs[t]) db.recvs.push_back(xfers[dist->xfer[c]].get());
     }
-    if (S.task_split[t]) {
+    if (S.task_split[t] && fork_join) {
+      int m0 = 0, p0 = 0;
+      big_front_size(S, S.task_lo[t], m0, p0);
+      insert_ldlt_fork_join(ex, ctx, S.task_lo[t], m0, p0, tokens[t], deps);
+      ++ntasks;
+    } else if (S.task_split[t]) {
       int m0 = 0, p0 = 0;
       big_front_size(S, S.task_lo[t], m0, p0);
       ntasks += insert_ldlt_big(ex, ctx, t, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, db, keep);

@@ -10,6 +10,10 @@
 //     that window; store L and the contribution block). Buffers are tokens ordering them:
 //     begin W(all block tokens), R(children); assemble RW(its block); panel RW(its block)
 //     W(window); update R(window) RW(block); finish R(all blocks) W(the task's token).
+//   cl_ldlt_big_fork_join (Parallelism::ForkJoin): a split front as one task, its steps on the
+//     task's threads (big_fork_join; bitwise the same for any thread count). Buffers: the task's
+//     token (W), the tokens of the tasks owning its children (R). Used where
+//     use_fork_join(ctx->fork_join, exec) holds and the run is not distributed.
 //   cl_ldlt_solve_forward / _backward: the solve over one task of the plan (see SolveCtx).
 //     Buffers: the task's token (W), then the tokens it waits for (R): forward, the forward
 //     tasks holding its nodes' children; backward, the backward tasks holding its nodes'
@@ -33,7 +37,7 @@
 namespace stardiff::sparse::detail {
 extern const Codelet cl_ldlt_subtree;
 extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_assemble, cl_ldlt_big_panel, cl_ldlt_big_update,
-    cl_ldlt_big_finish;
+    cl_ldlt_big_finish, cl_ldlt_big_fork_join;
 extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward, cl_ldlt_solve_gather, cl_ldlt_hash;
 
 // Where the graph's tasks run under StarPU-MPI: all on rank 0 (also: no MPI, one rank),
@@ -41,12 +45,16 @@ extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward, cl_ldlt_solv
 // of ctx->dist (ldlt_dist.hpp).
 enum class GraphRanks { Rank0, Replicated, Distributed };
 
-// The number of tasks one run of the factorization graph submits (the preparation not counted).
-std::int64_t count_factor_tasks(const Symbolic& S, int block_size);
+// Whether split fronts run as fork-join tasks on exec (ForkJoinMode; not distributed).
+bool use_fork_join(ForkJoinMode mode, const Executor& exec);
+
+// The number of tasks one run of the factorization graph submits (the preparation not
+// counted); fork_join: each split front one task.
+std::int64_t count_factor_tasks(const Symbolic& S, int block_size, bool fork_join = false);
 
 // Submits one run of the factorization graph over ctx->sym's plan (a task per plan entry,
-// or the panel/update tasks of a split front; dependencies through one token per plan
-// entry), waits for it and returns the number of tasks. Distributed: afterwards every rank
+// or the panel/update tasks of a split front, or its fork-join task; dependencies through
+// one token per plan entry; each task's TaskOptions::cost its flops and assembled entries), waits for it and returns the number of tasks. Distributed: afterwards every rank
 // holds every node's factors and statistics, or *ctx->failed / *ctx->abort is set.
 std::int64_t insert_ldlt_factorization(Executor& exec, const NumericCtx* ctx, GraphRanks ranks = GraphRanks::Rank0);
 

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // tests/starpu/test_executor_graphs.cpp — StarPU runs of small graphs equal the
 // sequential executor's results: a diamond, a long RW chain, a partitioned vector,
-// COMMUTE accumulation and a REDUX reduction. Run under eager, lws and dmda (ctest).
+// COMMUTE accumulation and a REDUX reduction; the recorded graph's cost-weighted critical
+// path on a known graph; fork-join codelets. Run under eager, lws and dmda (ctest), the
+// ForkJoin tests also under peager and pheft with 4 CPU workers (combined workers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -179,6 +185,72 @@ TEST(ExecutorGraphs, RecordingExecutorCountsAndEdges) {
   EXPECT_TRUE(es.count({3, 4}));
   EXPECT_FALSE(es.count({0, 1}));
   EXPECT_NE(rec.to_dot().find("t0 -> t2"), std::string::npos);
+}
+
+TEST(ExecutorGraphs, CriticalPathOfKnownGraph) {
+  // a(2) -> b(5), a -> c(1); b, c -> d (fork-join, cost 12, span 2); c -> e(3). Recorded
+  // only. Longest chain a b d: 2 + 5 + max(12 / width, 2); a c e is 6; work 23.
+  static const Codelet cl_seq("cp_seq", [](const TaskContext&) {});
+  static const Codelet cl_fj("cp_fork_join", [](const TaskContext&) {}, Parallelism::ForkJoin);
+  VariableHandle<int> x(0, "x"), y(0, "y"), z(0, "z"), w(0, "w"), v(0, "v");
+  RecordingExecutor rec;
+  rec.submit(cl_seq, {out(x)}, {.name = "a", .cost = 2});
+  rec.submit(cl_seq, {in(x), out(y)}, {.name = "b", .cost = 5});
+  rec.submit(cl_seq, {in(x), out(z)}, {.name = "c", .cost = 1});
+  rec.submit(cl_fj, {in(y), in(z), out(w)}, {.name = "d", .cost = 12, .span = 2});
+  rec.submit(cl_seq, {in(z), out(v)}, {.name = "e", .cost = 3});
+  EXPECT_TRUE(rec.tasks()[3].fork_join);
+  EXPECT_FALSE(rec.tasks()[0].fork_join);
+  const auto p1 = rec.critical_path();
+  EXPECT_EQ(p1.work, 23.0);
+  EXPECT_EQ(p1.length, 19.0);
+  EXPECT_EQ(p1.path, (std::vector<std::size_t>{0, 1, 3}));
+  EXPECT_EQ(rec.critical_path(4).length, 10.0);   // d weighs 3
+  EXPECT_EQ(rec.critical_path(16).length, 9.0);   // d weighs its span, 2
+  // a heavier e makes a c e the critical chain once d is shared
+  rec.submit(cl_seq, {inout(v)}, {.name = "f", .cost = 7});
+  EXPECT_EQ(rec.critical_path(1).length, 19.0);
+  const auto p16 = rec.critical_path(16);
+  EXPECT_EQ(p16.length, 13.0);
+  EXPECT_EQ(p16.path, (std::vector<std::size_t>{0, 2, 4, 5}));
+  EXPECT_THROW(rec.critical_path(0), Error);
+}
+
+TEST(ExecutorGraphs, ForkJoinCodeletGetsItsCombinedWorker) {
+  // A fork-join task sees threads >= 1 and at most the executor's parallel_width(); its
+  // result does not depend on it. Under peager/pheft with 4 CPUs the width is at least 3.
+  static const Codelet cl_fj(
+      "fork_join_fill",
+      [](const TaskContext& t) {
+        auto* d = t.buffers[0].data<double>();
+        for (std::size_t i = 0; i < t.buffers[0].nx; ++i) d[i] = double(i) * 0.5;
+        *t.buffers[1].data<int>() = t.threads;
+      },
+      Parallelism::ForkJoin);
+  StarpuExecutor pe;
+  const int width = pe.parallel_width();
+  ASSERT_GE(width, 1);
+  const char* sched = std::getenv("STARPU_SCHED");
+  if (sched && (!std::strcmp(sched, "peager") || !std::strcmp(sched, "pheft")) && pe.concurrency() >= 4)
+    EXPECT_GE(width, 3);
+  if (sched && (!std::strcmp(sched, "eager") || !std::strcmp(sched, "lws") || !std::strcmp(sched, "dmda")))
+    EXPECT_EQ(width, 1);
+  std::vector<VectorHandle<double>> vs;
+  std::vector<VariableHandle<int>> ts;
+  for (int k = 0; k < 8; ++k) vs.emplace_back(1000, "v"), ts.emplace_back(0, "threads");
+  for (int k = 0; k < 8; ++k) pe.submit(cl_fj, {out(vs[k]), out(ts[k])});
+  pe.wait_all();
+  int most = 0;
+  for (int k = 0; k < 8; ++k) {
+    auto g = vs[k].acquire(Access::R);
+    EXPECT_EQ(vs[k].data()[999], 499.5);
+    auto h = ts[k].acquire(Access::R);
+    const int threads = *static_cast<const int*>(h.data());
+    EXPECT_GE(threads, 1);
+    EXPECT_LE(threads, width);
+    most = std::max(most, threads);
+  }
+  std::printf("fork-join tasks: parallel_width %d, most threads given %d\n", width, most);
 }
 
 TEST(ExecutorGraphs, KernelFailureRaisedAfterWaitWithTaskName) {

@@ -6,12 +6,16 @@
 // Laplacian; the recorded task graph follows the plan and the assembly tree; a single-task
 // factorization and solve equal one task per front bitwise, and run on the caller (workers
 // paused) where nothing else is in flight; a quasi-definite matrix keeps its unpivoted
-// factorization (no delays), and a positive-diagonal indefinite one is rejected and pivoted.
-// Runs under eager, lws and dmda (ctest).
+// factorization (no delays), and a positive-diagonal indefinite one is rejected and pivoted;
+// split fronts as fork-join tasks (STARDIFF_LDLT_FORK_JOIN=force) equal their panel/update
+// tasks to 1e-14 relative and are bitwise reproducible.
+// Runs under eager, lws and dmda (ctest); the ForkJoin tests also under peager and pheft
+// with 4 CPU workers (combined workers of up to 4 CPUs, OpenMP inside the fork-join task).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
@@ -24,7 +28,10 @@
 #include "stardiff/stardiff.hpp"
 #include "runtime_environment.hpp"
 #include "sparse/ldlt_internal.hpp"  // the plan, analysed again from the pattern
+#include "sparse/ldlt_tasks.hpp"     // the fork-join decision and task counts
 #include "sparse_laplacian.hpp"
+#include "sparse_residual.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
@@ -116,8 +123,10 @@ Result run(const CscMatrix32& A, Executor& ex, ZeroDiagonalPairing pairing = Ldl
   EXPECT_EQ(ai.mode, FactorMode::Tree);
   Result r;
   r.fi = l.factorize(A, &ex);
-  // a rejected unpivoted attempt runs the graph (not the preparation) a second time
-  EXPECT_EQ(r.fi.tasks, r.fi.attempts * (ai.tasks - 1) + 1);
+  // a rejected unpivoted attempt runs the graph (not the preparation) a second time;
+  // (analyze_info().tasks counts split fronts as their panel/update tasks)
+  if (!sparse::detail::use_fork_join(sparse::detail::fork_join_mode(), ex))
+    EXPECT_EQ(r.fi.tasks, r.fi.attempts * (ai.tasks - 1) + 1);
   r.hash = l.factor_hash();
   std::vector<double> b(std::size_t(A.n_cols) * 2);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.37 * double(i));
@@ -226,6 +235,140 @@ TEST(SparseLdltStarpu, KktKeptUnpivotedMatchesSequential) {
   EXPECT_LE(a.si.backward_error, 1e-14);
   EXPECT_FALSE(a.si.refactorized);
   expect_same(a, b);
+}
+
+namespace {
+// The factors of A under the plan S (threshold pivoting, unscaled), straight from the task
+// graph (insert_ldlt_factorization) with the given fork-join mode.
+std::vector<sparse::detail::NodeFactor> graph_factors(const CscMatrix32& A, sparse::detail::Symbolic& S, int nb,
+                                                      Executor& ex, sparse::detail::ForkJoinMode mode) {
+  namespace d = sparse::detail;
+  d::complete_row_structures(S);
+  std::vector<double> sval(S.ai.size());
+  for (std::size_t q = 0; q < sval.size(); ++q) sval[q] = A.values[S.asrc[q]];
+  std::vector<d::NodeFactor> nodes(S.ns);
+  std::vector<d::NodeCb> cbs(S.ns);
+  std::vector<d::NodeStats> stats(S.ns);
+  std::vector<d::BigFront> big(S.ns);
+  bool failed = false, aborted = false;
+  d::NumericCtx ctx;
+  ctx.sym = &S;
+  ctx.sval = sval.data();
+  ctx.nodes = nodes.data();
+  ctx.cbs = cbs.data();
+  ctx.stats = stats.data();
+  ctx.small = 1e-12;
+  ctx.static_piv = 1e-8;
+  ctx.nb = nb;
+  ctx.big = big.data();
+  ctx.failed = &failed;
+  ctx.abort = &aborted;
+  ctx.fork_join = mode;
+  d::insert_ldlt_factorization(ex, &ctx);
+  return nodes;
+}
+
+// Largest difference of two factorizations' L (strictly below the diagonal) and D, relative
+// to the largest |entry| of each; -1 when their rows or pivots differ.
+double factor_difference(const std::vector<sparse::detail::NodeFactor>& a,
+                         const std::vector<sparse::detail::NodeFactor>& b) {
+  if (a.size() != b.size()) return -1;
+  double dl = 0, ml = 0, dd = 0, md = 0;
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    const auto &x = a[s], &y = b[s];
+    if (x.idx != y.idx || x.nelim != y.nelim || x.piv != y.piv) return -1;
+    const std::size_t m = x.idx.size();
+    for (int k = 0; k < x.nelim; ++k) {
+      for (std::size_t t = std::size_t(k) + 1; t < m; ++t) {
+        const double u = x.L.data()[std::size_t(k) * m + t], v = y.L.data()[std::size_t(k) * m + t];
+        dl = std::max(dl, std::fabs(u - v));
+        ml = std::max(ml, std::fabs(u));
+      }
+      dd = std::max({dd, std::fabs(x.d[k] - y.d[k]), std::fabs(x.e[k] - y.e[k])});
+      md = std::max({md, std::fabs(x.d[k]), std::fabs(x.e[k])});
+    }
+  }
+  return std::max(ml > 0 ? dl / ml : 0.0, md > 0 ? dd / md : 0.0);
+}
+}  // namespace
+
+TEST(SparseLdltStarpu, ForkJoinFrontsMatchSplitFronts) {
+  // Each split front as one fork-join task (STARDIFF_LDLT_FORK_JOIN=force; under peager and
+  // pheft with 4 CPUs it may hold a combined worker and run its steps as OpenMP tasks): the
+  // factors, pivot statistics, solutions and rcond are bitwise the same run to run, on StarPU
+  // and on the sequential executor (one thread); against the split fronts' panel/update
+  // tasks (=0) the inertia and pivot statistics are equal and the factors equal to 1e-14
+  // relative (the fork-join updates run tile by tile: each entry gets the same updates in the
+  // same order, from narrower BLAS calls). One task per split front; backward error <= 1e-14.
+  // SPD (unpivoted), KKT with delayed columns and 2x2 pivots, KKT with denser coupling.
+  const std::vector<CscMatrix32> mats = {laplacian3d(14, false), kkt(40, 500), kkt(40, 300, 16)};
+  SequentialExecutor seq;
+  StarpuExecutor par;
+  std::printf("StarPU parallel_width %d\n", par.parallel_width());
+  for (std::size_t m = 0; m < mats.size(); ++m) {
+    SCOPED_TRACE("matrix " + std::to_string(m));
+    const CscMatrix32& A = mats[m];
+    Result split;
+    {
+      stardiff::testing::ScopedEnv env("STARDIFF_LDLT_FORK_JOIN", "0");
+      split = run(A, par);
+    }
+    stardiff::testing::ScopedEnv env("STARDIFF_LDLT_FORK_JOIN", "force");
+    const Result fj = run(A, par), fj_again = run(A, par), fj_seq = run(A, seq);
+    // the graph: one ldlt_big_fork_join task per split front and attempt, nothing else of them
+    const LdltOptions opts{.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5};
+    sparse::detail::Symbolic S;
+    sparse::detail::analyze_pattern(A, opts, S);
+    std::size_t nsplit = 0;
+    for (char c : S.task_split) nsplit += c != 0;
+    ASSERT_GT(nsplit, 0u);
+    Ldlt l(opts);
+    l.analyze(A);
+    RecordingExecutor rec(&par);
+    const FactorInfo fi = l.factorize(A, &rec);
+    EXPECT_EQ(rec.counts()["ldlt_big_fork_join"], nsplit * std::size_t(fi.attempts));
+    EXPECT_EQ(rec.counts()["ldlt_big_panel"], 0u);
+    EXPECT_EQ(rec.counts()["ldlt_big_update"], 0u);
+    EXPECT_EQ(fi.tasks, fi.attempts * sparse::detail::count_factor_tasks(S, opts.block_size, true) + 1);
+    EXPECT_EQ(std::int64_t(rec.tasks_submitted()), fi.tasks);
+    EXPECT_EQ(l.factor_hash(), fj.hash);
+    EXPECT_EQ(fj.fi.tasks, fi.tasks);
+    EXPECT_LT(fj.fi.tasks, split.fi.tasks);
+    // the fork-join graph's critical path is shorter than its work once its tasks are shared
+    EXPECT_LT(rec.critical_path(4).length, rec.critical_path(1).length);
+    expect_same(fj, fj_again);
+    expect_same(fj, fj_seq);
+    EXPECT_EQ(fj.fi.inertia.pos, split.fi.inertia.pos);
+    EXPECT_EQ(fj.fi.inertia.neg, split.fi.inertia.neg);
+    EXPECT_EQ(fj.fi.inertia.zero, split.fi.inertia.zero);
+    EXPECT_EQ(fj.fi.two_by_two, split.fi.two_by_two);
+    EXPECT_EQ(fj.fi.delayed, split.fi.delayed);
+    EXPECT_EQ(fj.fi.pivoting, split.fi.pivoting);
+    EXPECT_EQ(fj.fi.attempts, split.fi.attempts);
+    double dx = 0, mx = 0;
+    for (std::size_t i = 0; i < fj.x.size(); ++i)
+      dx = std::max(dx, std::fabs(fj.x[i] - split.x[i])), mx = std::max(mx, std::fabs(split.x[i]));
+    EXPECT_LE(dx, 1e-12 * mx);
+    // the factors themselves, from the graph, threshold pivoting on the unscaled matrix
+    const auto f_split = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Never);
+    const auto f_fj = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Force);
+    const auto f_fj_seq = graph_factors(A, S, opts.block_size, seq, sparse::detail::ForkJoinMode::Force);
+    const double diff = factor_difference(f_split, f_fj);
+    EXPECT_GE(diff, 0.0);  // same rows and pivots
+    EXPECT_LE(diff, 1e-14);
+    EXPECT_EQ(factor_difference(f_fj, f_fj_seq), 0.0);  // bitwise on one thread or several
+    std::vector<double> b(std::size_t(A.n_cols));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.37 * double(i));
+    const double rr = stardiff::testing::relres(A, fj.x1, b);
+    std::printf("matrix %zu: n %d, %zu split fronts, tasks %lld (split %lld), attempts %d, pivoting %s, delayed %lld, "
+                "2x2 %lld, relres %.2e, backward error %.2e, hash %s the split tasks', factors within %.2e\n",
+                m, A.n_cols, nsplit, (long long)fj.fi.tasks, (long long)split.fi.tasks, fj.fi.attempts,
+                to_string(fj.fi.pivoting), (long long)fj.fi.delayed, (long long)fj.fi.two_by_two, rr,
+                fj.si.backward_error, fj.hash == split.hash ? "equals" : "differs from", diff);
+    EXPECT_LE(fj.si.backward_error, 1e-14);
+    EXPECT_LE(rr, m == 0 ? 1e-12 : 1e-11);  // (the KKT matrices: relres 1.6e-12 at backward error ~eps)
+    if (m == 1) EXPECT_GT(fj.fi.delayed, 0);
+  }
 }
 
 TEST(SparseLdltStarpu, SingularMatchesSequential) {

@@ -28,6 +28,7 @@
 #include "sparse_laplacian.hpp"
 #include "sparse_residual.hpp"
 #include "sparse_wide.hpp"
+#include "support/scoped_env.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
@@ -705,6 +706,60 @@ TEST(SparseLdltDense, SplitFrontsMatchWholeFronts) {
     split.factorize(*A);
     EXPECT_EQ(split.factor_hash(), h);
   }
+}
+
+TEST(SparseLdltDense, ForkJoinFrontsOnOneThreadMatchSplitFronts) {
+  // STARDIFF_LDLT_FORK_JOIN=force on the sequential executor: each split front one task
+  // running its steps in order on one thread: factors bitwise the split tasks'; "0" and the
+  // default (1: only with combined workers of >= 3 CPUs, never here) keep the split tasks.
+  std::mt19937 g(8);
+  auto spd = random_sparse(400, 0.03, 30.0, g);
+  auto ind = random_sparse(400, 0.03, 0.0, g);
+  const LdltOptions opts{.small_flops = 0, .subtree_flops = 1e4, .block_size = 8, .split_flops = 1e4};
+  for (const auto* A : {&spd, &ind}) {
+    std::uint64_t h[3];
+    std::size_t fork_join[3], panels[3];
+    const char* modes[3] = {"0", "1", "force"};
+    for (int k = 0; k < 3; ++k) {
+      stardiff::testing::ScopedEnv env("STARDIFF_LDLT_FORK_JOIN", modes[k]);
+      Ldlt l(opts);
+      l.analyze(*A);
+      SequentialExecutor seq;
+      RecordingExecutor rec(&seq);
+      const auto fi = l.factorize(*A, &rec);
+      h[k] = l.factor_hash();
+      fork_join[k] = rec.counts()["ldlt_big_fork_join"];
+      panels[k] = rec.counts()["ldlt_big_panel"];
+      expect_inertia(fi.inertia, dense_inertia(*A));
+      auto b = ones_rhs(*A);
+      EXPECT_LE(relres(*A, l.solve(b), b), 1e-12);
+    }
+    EXPECT_EQ(h[0], h[2]);
+    EXPECT_EQ(h[1], h[2]);
+    EXPECT_EQ(fork_join[0] + fork_join[1], 0u);
+    EXPECT_GT(panels[0], 0u);
+    EXPECT_GT(fork_join[2], 0u);
+    EXPECT_EQ(panels[2], 0u);
+  }
+}
+
+TEST(SparseLdltDense, ForkJoinVariableBadValueIsAnError) {
+  std::mt19937 g(8);
+  auto A = random_sparse(200, 0.03, 30.0, g);
+  Ldlt l({.small_flops = 0, .subtree_flops = 1e4, .block_size = 8, .split_flops = 1e4});
+  l.analyze(A);
+  {
+    stardiff::testing::ScopedEnv env("STARDIFF_LDLT_FORK_JOIN", "yes");
+    try {
+      l.factorize(A);
+      FAIL() << "expected an Error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("STARDIFF_LDLT_FORK_JOIN"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'yes'"), std::string::npos) << e.what();
+    }
+  }
+  const auto fi = l.factorize(A);  // unchanged solver, good value again
+  EXPECT_EQ(fi.inertia.pos, A.n_cols);
 }
 
 TEST(SparseLdltDense, StaticPivotsRecoveredByRefinementAndFgmres) {

@@ -12,6 +12,10 @@
 //    stardiff::Error from Executor::wait_all(), naming the task.
 //  * Codelets are long-lived (usually static); the StarPU-side structure is created
 //    lazily per runtime.
+//  * A fork-join codelet (Parallelism::ForkJoin, CPU only) may start up to
+//    TaskContext::threads threads itself (OpenMP): under StarPU's parallel-task schedulers
+//    (peager, pheft) such a task may run on a combined worker of that many CPUs
+//    (StarPU's STARPU_FORKJOIN codelets); everywhere else threads is 1.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -33,6 +37,7 @@ struct TaskContext {
   int worker = -1;              // StarPU worker id, -1 under the sequential executor
   const char* task_name = "";
   TaskFailure* failure = nullptr;
+  int threads = 1;              // fork-join codelets: the CPUs this task holds (>= 1)
 
   template <class A> const A& arg() const {
     if (args_size != sizeof(A)) throw Error(std::string("task '") + task_name + "': argument block size mismatch");
@@ -52,10 +57,13 @@ struct BufferSpec {
 
 namespace detail { struct CodeletImpl; }
 
+enum class Parallelism { Sequential, ForkJoin };
+
 class Codelet {
  public:
   Codelet(std::string name, KernelFn cpu, KernelFn cuda = nullptr,
           std::vector<BufferSpec> signature = {});
+  Codelet(std::string name, KernelFn cpu, Parallelism parallelism);  // CPU only, any buffers
   ~Codelet();
   Codelet(const Codelet&) = delete;
   Codelet& operator=(const Codelet&) = delete;
@@ -63,6 +71,7 @@ class Codelet {
   const std::string& name() const { return name_; }
   KernelFn cpu() const { return cpu_; }
   KernelFn cuda() const { return cuda_; }
+  Parallelism parallelism() const { return parallelism_; }
   // Empty signature: any number and shape of buffers.
   const std::vector<BufferSpec>& signature() const { return signature_; }
   // Throws Error naming the task when buffers do not match the signature.
@@ -77,6 +86,7 @@ class Codelet {
   KernelFn cpu_ = nullptr;
   KernelFn cuda_ = nullptr;
   std::vector<BufferSpec> signature_;
+  Parallelism parallelism_ = Parallelism::Sequential;
   mutable std::unique_ptr<detail::CodeletImpl, void (*)(detail::CodeletImpl*)> impl_{nullptr, nullptr};
 };
 

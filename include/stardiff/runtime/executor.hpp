@@ -10,7 +10,8 @@
 //    for the first task that failed (kernel exception or TaskContext::fail).
 //  * SequentialExecutor runs each task at submission: a reference for every
 //    StarPU run. StarpuExecutor (runtime/starpu_executor.hpp) inserts StarPU tasks.
-//    RecordingExecutor records the graph (DOT, counts) and forwards to another.
+//    RecordingExecutor records the graph (DOT, counts, cost-weighted critical path) and
+//    forwards to another.
 //  * WorkerStep(exec, name, fn) submits fn() as one task ("host_step"); wait() waits for
 //    that task only (others in flight keep running) and rethrows fn's exception unchanged
 //    (the destructor waits too, dropping it). run_on_worker(exec, name, fn) is both at
@@ -47,6 +48,10 @@ inline DataAccess redux(Handle& h) { return {&h, Access::REDUX}; }
 struct TaskOptions {
   std::string name;  // defaults to the codelet's name
   int priority = 0;  // higher runs earlier where the scheduler honours priorities
+  // Estimated work of the task (e.g. flops) and, for a fork-join task, the longest chain
+  // of that work which its threads cannot share: read by RecordingExecutor::critical_path
+  // only; executors ignore both.
+  double cost = 0, span = 0;
 };
 
 // First failure recorded by the kernels of one executor (thread-safe).
@@ -74,6 +79,9 @@ class Executor {
   // data it owns plus what StarPU-MPI brings it (StarpuExecutor under StarPU-MPI with more
   // than one rank); every other executor runs everything on every rank.
   virtual bool distributed() const { return false; }
+  // The most CPUs one fork-join task (Parallelism::ForkJoin) can hold: the largest StarPU
+  // combined worker under a parallel-task scheduler (peager, pheft), else 1.
+  virtual int parallel_width() const { return 1; }
 
   template <class A>
   void submit(const Codelet& cl, const A& args, std::initializer_list<DataAccess> data,
@@ -114,15 +122,27 @@ class RecordingExecutor final : public Executor {
   const char* kind() const override { return "recording"; }
   int concurrency() const override { return inner_ ? inner_->concurrency() : 1; }
   std::size_t tasks_submitted() const override { return tasks_.size(); }
+  int parallel_width() const override { return inner_ ? inner_->parallel_width() : 1; }
 
   struct Task {
     std::string name, codelet;
     std::vector<std::pair<const void*, Access>> accesses;  // handle identity + mode
+    double cost = 0, span = 0;  // TaskOptions
+    bool fork_join = false;     // its codelet is Parallelism::ForkJoin
   };
   const std::vector<Task>& tasks() const { return tasks_; }
   std::map<std::string, std::size_t> counts() const;  // tasks per codelet
   // Dependency edges (i -> j, i < j) implied by the accesses, transitively reduced per handle.
   std::vector<std::pair<std::size_t, std::size_t>> edges() const;
+  // The longest cost-weighted chain of the recorded graph, for `width` CPUs per fork-join
+  // task: a task weighs its cost, a fork-join task max(cost / width, span). work: the sum
+  // of the costs; path: its tasks, first to last (ties: the earliest-submitted predecessor;
+  // a chain's leading tasks of zero weight are not listed).
+  struct CriticalPath {
+    double work = 0, length = 0;
+    std::vector<std::size_t> path;
+  };
+  CriticalPath critical_path(int width = 1) const;
   std::string to_dot() const;
   void write_dot(const std::string& path) const;
 

@@ -147,6 +147,7 @@ class StarpuExecutor final : public Executor {
   int concurrency() const override;  // StarPU's CPU and CUDA workers
   std::size_t tasks_submitted() const override { return count_; }
   bool distributed() const override;  // StarPU-MPI with more than one rank
+  int parallel_width() const override;  // the largest combined worker (peager, pheft), else 1
 
  private:
   std::size_t count_ = 0;

@@ -69,7 +69,8 @@ enum class Pivoting { None, Threshold };
 const char* to_string(Pivoting p);  // "none", "threshold"
 
 // Multifrontal: one dense front per supernode; small subtrees form one task; fronts above
-// split_flops become panel/update tasks; below small_flops one task does all (SingleTask:
+// split_flops become panel/update tasks (or one fork-join task each on a StarPU combined
+// worker, OpenMP inside: STARDIFF_LDLT_FORK_JOIN); below small_flops one task does all (SingleTask:
 // the preparation, every attempt and the fronts in postorder in one task, each refined
 // solve in one more; bitwise the factors and solutions of one task per front).
 // Pivots: threshold u within a supernode's fully-summed columns; columns without an
@@ -132,7 +133,9 @@ struct AnalyzeInfo {
   std::int64_t nnz_l = 0;  // predicted for the supernodal factorization (diagonal counted)
   double flops = 0;  // predicted factorization flops
   Ordering ordering = Ordering::Auto;  // the one used
-  std::int64_t supernodes = 0, levels = 0, tasks = 0;
+  std::int64_t supernodes = 0, levels = 0;
+  std::int64_t tasks = 0;  // one factorization: the preparation and the graph with split fronts as
+                           // panel/update tasks (as fork-join tasks, one each: FactorInfo::tasks)
   FactorMode mode = FactorMode::Tree;  // Simplicial: tried first
   std::int64_t matched_pairs = 0;      // zero-diagonal pairs found (LdltOptions::pairing)
   std::int64_t deferred = 0;           // Defer: zero-diagonal columns moved after their partner

@@ -5,7 +5,9 @@
 #include <starpu_cuda.h>
 #endif
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdlib>
 #include <utility>
 #include <cstring>
@@ -85,6 +87,7 @@ static void run_kernel(const Codelet& cl, void* buffers[], unsigned n, void* cl_
   TaskContext ctx;
   ctx.buffers = std::span<const BufferView>(views, n);
   ctx.worker = starpu_worker_get_id();
+  if (cl.parallelism() == Parallelism::ForkJoin) ctx.threads = std::max(1, starpu_combined_worker_get_size());
   if (cl_arg != nullptr && cl_arg_size == 0) {  // bare failure sink
     ctx.failure = static_cast<TaskFailure*>(cl_arg);
     ctx.task_name = cl.name().c_str();
@@ -150,6 +153,10 @@ static void fill_variant(ClVariant& v, const Codelet& c, CodeletImpl& impl) {
   v.owner = &c;
   v.cl.where = STARPU_CPU;
   v.cl.cpu_funcs[0] = trampoline<false>;
+  if (c.parallelism() == Parallelism::ForkJoin) {  // the kernel starts TaskContext::threads threads
+    v.cl.type = STARPU_FORKJOIN;
+    v.cl.max_parallelism = INT_MAX;
+  }
 #if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
   if (c.cuda()) {
     v.cl.where |= STARPU_CUDA;
@@ -359,6 +366,19 @@ bool StarpuExecutor::distributed() const { return detail::mpi_on() && detail::mp
 int StarpuExecutor::concurrency() const {
   if (!detail::runtime_alive()) throw Error("StarpuExecutor::concurrency: the StarPU runtime has ended");
   return std::max(1, static_cast<int>(starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count()));
+}
+
+int StarpuExecutor::parallel_width() const {
+  if (!detail::runtime_alive()) throw Error("StarpuExecutor::parallel_width: the StarPU runtime has ended");
+  int width = 1;
+  const int first = static_cast<int>(starpu_worker_get_count());
+  for (unsigned c = 0; c < starpu_combined_worker_get_count(); ++c) {
+    int size = 0;
+    int* ids = nullptr;
+    if (starpu_combined_worker_get_description(first + static_cast<int>(c), &size, &ids) == 0)
+      width = std::max(width, size);
+  }
+  return width;
 }
 
 void StarpuExecutor::wait_all() {
