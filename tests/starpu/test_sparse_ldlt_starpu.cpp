@@ -655,6 +655,8 @@ TEST(SparseLdltStarpu, SingleTaskRunsOnTheCallerWhenNothingIsInFlight) {
     EXPECT_EQ(l2.factor_hash(), l0.factor_hash());
     {  // a task in flight (waiting for a handle the test holds): the factorization is a task
       VariableHandle<int> gate(0, "gate");
+      par.submit(cl_gated, {in(gate)});  // registers gate with StarPU, so acquire() holds it
+      par.wait_all();
       FactorInfo f3;
       {
         auto held = gate.acquire(Access::RW);
