@@ -79,6 +79,12 @@ set(STARDIFF_MPI OFF)
 if(STARDIFF_WITH_MPI)
   string(REPLACE "starpu-" "starpumpi-" _mpi_module "${STARPU_MODULE}")
   pkg_check_modules(STARPUMPI QUIET IMPORTED_TARGET ${_mpi_module})
+  # Only the StarPU-MPI of this very StarPU: a CUDA StarPU from PKG_CONFIG_PATH beside
+  # Debian's starpumpi (built on Debian's libstarpu, same soname) would mix two StarPUs.
+  if(STARPUMPI_FOUND AND NOT STARPUMPI_LIBDIR STREQUAL STARPU_LIBDIR)
+    message(STATUS "StarPU-MPI in ${STARPUMPI_LIBDIR} belongs to another StarPU than ${STARPU_LIBDIR}: MPI runtime off")
+    set(STARPUMPI_FOUND OFF)
+  endif()
   if(STARPUMPI_FOUND)
     find_package(MPI QUIET COMPONENTS C)
     if(MPI_C_FOUND)
