@@ -45,6 +45,12 @@ find_bin() {  # find_bin NAME: the built executable NAME under $BUILD
   echo "$f"
 }
 
+ARCHS="$(grep -m1 '^CMAKE_CUDA_ARCHITECTURES:' "$BUILD/CMakeCache.txt" | cut -d= -f2)"
+case ";$ARCHS;" in
+  *";90;"*|*";90-real;"*|*";90a;"*) ;;
+  *) log "warning: CMAKE_CUDA_ARCHITECTURES=$ARCHS has no 90: an H100/H200 JIT-compiles the PTX (reconfigure with -DCMAKE_CUDA_ARCHITECTURES=90)";;
+esac
+
 rm -rf "$STAGE"; mkdir -p "$STAGE/bin" "$STAGE/lib"
 for t in "${TESTS[@]}" "${DRIVERS[@]}"; do cp -L "$(find_bin "$t")" "$STAGE/bin/"; done
 # The inputs of gpu-check.sh from ../shared/data (the device machine may not have it).
@@ -84,6 +90,11 @@ while [ ${#queue[@]} -gt 0 ]; do
   done < <(ldd "$obj" | awk '/=>/ { print $1, $3 }')
 done
 
+# The StarPU the binaries load must be the CUDA one (not Debian's, same soname).
+sp="$(ls "$STAGE"/lib/libstarpu-1.*.so.* 2>/dev/null | head -n1)"
+[ -n "$sp" ] || die "the binaries load no libstarpu"
+ldd "$sp" | grep -q 'libcudart' || die "$(basename "$sp") has no CUDA: $BUILD was configured against a StarPU without CUDA"
+
 CUDA_RP="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib"
 # Strip first: patchelf's rewrite is the last edit of every object.
 strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/* 2>/dev/null || true
@@ -93,7 +104,8 @@ for f in "$STAGE"/lib/*; do patchelf --set-rpath "\$ORIGIN:$CUDA_RP" "$f"; done
 {
   echo "stardiff GPU bundle, built $(date -u +%Y-%m-%dT%H:%MZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "build dir: $BUILD"
-  echo "StarPU: $(grep -m1 'STARPU_MAJOR_VERSION\|^prefix' "$BUILD/CMakeCache.txt" 2>/dev/null || true)"
+  echo "StarPU: $(grep -m1 '^STARPU_VERSION:' "$BUILD/CMakeCache.txt" | cut -d= -f2) in $(grep -m1 '^STARPU_LIBDIR:' "$BUILD/CMakeCache.txt" | cut -d= -f2)"
+  echo "CUDA architectures: $ARCHS"
   echo "not bundled (from the target's driver/toolkit):"
   for f in "$STAGE"/bin/* "$STAGE"/lib/*; do
     ldd "$f" | awk '/=>/ { print "  " $1 }'

@@ -13,7 +13,9 @@
 #      when the driver has --batch; the two runs of a step must agree (LDL^T inertia, the
 #      Poisson E to 1e-12, the power-flow iteration count);
 #   4. prints one table: the time of each step (JSON key named in the table) under each
-#      setting and the ratio GPU/CPU (< 1: the GPU run is faster).
+#      setting and the ratio GPU/CPU (< 1: the GPU run is faster). The settings alternate
+#      (1, 0, 1, 0, ...) GPU_CHECK_REPEATS times (default 2; StarPU calibrates its perf
+#      models in the first runs) and the table holds the last run of each.
 #   Without a device the NCUDA=1 runs are skipped with one line saying so, and the NCUDA=0
 #   runs still run. Everything fits in GPU_CHECK_BUDGET_S (default 480 s): each step runs
 #   under `timeout` with at most what is left (per-step cap GPU_CHECK_STEP_S, default 120).
@@ -28,12 +30,16 @@ BUDGET="${GPU_CHECK_BUDGET_S:-480}"
 STEP_CAP="${GPU_CHECK_STEP_S:-120}"
 LAP_N="${GPU_CHECK_LAPLACIAN_N:-60}"
 POI_N="${GPU_CHECK_POISSON_N:-8192}"
+REPEATS="${GPU_CHECK_REPEATS:-2}"
 START=$(date +%s)
 
 mkdir -p "$OUTD/logs"
 say() { echo "gpu-check: $*"; }
 
 main() {
+for c in awk tar gzip timeout; do
+  command -v "$c" >/dev/null || { say "error: this machine has no $c"; exit 2; }
+done
 [ -f "$BUNDLE" ] || { say "error: no bundle $BUNDLE (run scripts/gpu-bundle.sh on the build machine)"; exit 2; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")"
@@ -98,8 +104,8 @@ echo "== stardiff-info (STARPU_NCUDA=$HAVE_GPU)"
 run_step "$OUTD/logs/info" env STARPU_NCUDA=$HAVE_GPU "$BIN/stardiff-info" --json
 cat "$OUTD/logs/info.out"; grep -v '^$' "$OUTD/logs/info.err" | head -n 20
 [ "$RC" = 0 ] || fail "stardiff-info exited $RC"
-if [ "$HAVE_GPU" = 1 ] && ! grep -qi 'cuda' "$OUTD/logs/info.out"; then
-  fail "stardiff-info names no CUDA worker under STARPU_NCUDA=1"
+if [ "$HAVE_GPU" = 1 ] && ! grep -q '"cuda_workers":[1-9]' "$OUTD/logs/info.out"; then
+  fail "StarPU started no CUDA worker under STARPU_NCUDA=1 (stardiff-info above)"
 fi
 
 # 2. tests/cuda.
@@ -135,42 +141,44 @@ awk -v N="$LAP_N" 'BEGIN {
   }
 }' >"$LAP" || fail "could not write the Laplacian $LAP"
 
-# name | JSON time key | command (bundle binaries, data paths)
+# name | JSON time key | extra environment | command (bundle binaries, data paths)
 STEPS=()
-STEPS+=("ldlt_laplace3d_$LAP_N|factor_s|stardiff-ldlt $LAP --json")
+STEPS+=("ldlt_laplace3d_$LAP_N|factor_s||stardiff-ldlt $LAP --json")
+STEPS+=("ldlt_laplace3d_${LAP_N}_ncpu2|factor_s|STARPU_NCPU=2|stardiff-ldlt $LAP --json")
 for m in s3rmt3m3 aug3dcqp; do
   f="$DATA/matrices/$m.mtx.gz"
-  if [ -f "$f" ]; then STEPS+=("ldlt_$m|factor_s|stardiff-ldlt $f --json")
+  if [ -f "$f" ]; then STEPS+=("ldlt_$m|factor_s||stardiff-ldlt $f --json")
   else say "SKIP: ldlt_$m: no $f"; fi
 done
-STEPS+=("poisson_${POI_N}_primal|primal_s|stardiff-poisson --nx $POI_N --ny $POI_N --json")
-STEPS+=("poisson_${POI_N}_adjoint|adjoint_s|stardiff-poisson --nx $POI_N --ny $POI_N --adjoint --json")
+STEPS+=("poisson_${POI_N}_primal|primal_s||stardiff-poisson --nx $POI_N --ny $POI_N --json")
+STEPS+=("poisson_${POI_N}_adjoint|adjoint_s||stardiff-poisson --nx $POI_N --ny $POI_N --adjoint --json")
 PF_CASE="$DATA/matpower/case9241pegase.m"
 if [ -f "$PF_CASE" ]; then
-  STEPS+=("pf_case9241pegase|total_s|stardiff-pf $PF_CASE --json")
+  STEPS+=("pf_case9241pegase|total_s||stardiff-pf $PF_CASE --json")
   BATCH="${GPU_CHECK_PF_BATCH:-$DATA/matpower/case9241pegase.batch1000}"
   if ! "$BIN/stardiff-pf" --help 2>&1 | grep -q -- '--batch'; then
     say "SKIP: pf batch: this stardiff-pf has no --batch (issue 21 item 4 not done)"
   elif [ ! -f "$BATCH" ]; then
     say "SKIP: pf batch: no scenario file $BATCH (GPU_CHECK_PF_BATCH=FILE)"
   else
-    STEPS+=("pf_case9241pegase_batch|total_s|stardiff-pf $PF_CASE --batch $BATCH --json")
+    STEPS+=("pf_case9241pegase_batch|total_s||stardiff-pf $PF_CASE --batch $BATCH --json")
   fi
 else
   say "SKIP: pf_case9241pegase: no $PF_CASE"
 fi
 
-declare -A T=() W=() K=()
-for ncuda in 1 0; do
-  if [ "$ncuda" = 1 ] && [ "$HAVE_GPU" = 0 ]; then
-    say "SKIP: STARPU_NCUDA=1 runs (no CUDA device)"; continue
-  fi
-  echo "== drivers, STARPU_NCUDA=$ncuda"
+declare -A T=() W=() K=() POI_PRIMAL=() POI_FACTOR=()
+POI_ITERS=0
+SETTINGS="1 0"
+if [ "$HAVE_GPU" = 0 ]; then say "SKIP: STARPU_NCUDA=1 runs (no CUDA device)"; SETTINGS="0"; fi
+for rep in $(seq 1 "$REPEATS"); do
+ for ncuda in $SETTINGS; do
+  echo "== drivers, STARPU_NCUDA=$ncuda, run $rep of $REPEATS"
   for s in "${STEPS[@]}"; do
-    IFS='|' read -r name key cmd <<<"$s"
-    log="$OUTD/logs/${name}.ncuda$ncuda"
+    IFS='|' read -r name key envs cmd <<<"$s"
+    log="$OUTD/logs/${name}.ncuda$ncuda.run$rep"
     # shellcheck disable=SC2086  # cmd is word-split on purpose (paths have no spaces)
-    run_step "$log" env STARPU_NCUDA=$ncuda STARPU_SCHED=dmda "$BIN"/$cmd
+    run_step "$log" env STARPU_NCUDA=$ncuda STARPU_SCHED=dmda $envs "$BIN"/$cmd
     W[$name.$ncuda]=$WALL
     if [ "$RC" != 0 ]; then
       fail "$name (STARPU_NCUDA=$ncuda) exited $RC"; tail -n 15 "$log.err"; T[$name.$ncuda]=fail; continue
@@ -178,6 +186,8 @@ for ncuda in 1 0; do
     T[$name.$ncuda]=$(awk -v a="$(json_get "$log.out" "$key")" 'BEGIN { printf "%.5g", a }')
     [ "$key" = adjoint_s ] && T[$name.$ncuda]=$(awk -v a="$(json_get "$log.out" forward_s)" \
       -v b="$(json_get "$log.out" adjoint_s)" 'BEGIN { printf "%.5g", a + b }')
+    [ "$key" = primal_s ] && POI_PRIMAL[$ncuda]=${T[$name.$ncuda]} && POI_ITERS=$(json_get "$log.out" iters)
+    [ "$key" = adjoint_s ] && POI_FACTOR[$ncuda]=$(json_get "$log.out" adjoint_factor)
     case "$name" in
       ldlt_*) K[$name.$ncuda]="inertia $(grep -o '"inertia":{[^}]*}' "$log.out")";;
       poisson_*) K[$name.$ncuda]="E $(json_get "$log.out" total_error)";;
@@ -185,11 +195,12 @@ for ncuda in 1 0; do
     esac
     printf '%-32s %-10s %10s s  (wall %s s)  %s\n' "$name" "$key" "${T[$name.$ncuda]}" "$WALL" "${K[$name.$ncuda]}"
   done
+ done
 done
 
 # Agreement between the two settings.
 for s in "${STEPS[@]}"; do
-  IFS='|' read -r name key cmd <<<"$s"
+  IFS='|' read -r name key envs cmd <<<"$s"
   a="${K[$name.1]:-}"; b="${K[$name.0]:-}"
   [ -n "$a" ] && [ -n "$b" ] || continue
   case "$name" in
@@ -205,12 +216,20 @@ echo "== times (s; GPU = STARPU_NCUDA=1, CPU = STARPU_NCUDA=0; ratio GPU/CPU < 1
 printf '%s\t%s\t%s\t%s\t%s\n' step key gpu_s cpu_s gpu_over_cpu >"$OUTD/table.tsv"
 printf '%-32s %-10s %12s %12s %10s\n' step key GPU CPU GPU/CPU
 for s in "${STEPS[@]}"; do
-  IFS='|' read -r name key cmd <<<"$s"
+  IFS='|' read -r name key envs cmd <<<"$s"
   g="${T[$name.1]:-skip}"; c="${T[$name.0]:-skip}"
   r=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g + 0 > 0 && c + 0 > 0) printf "%.3f", g / c; else print "-" }')
   [ "$key" = adjoint_s ] && key="fwd+adj_s"
   printf '%-32s %-10s %12s %12s %10s\n' "$name" "$key" "$g" "$c" "$r"
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$key" "$g" "$c" "$r" >>"$OUTD/table.tsv"
+done
+# The issue's targets (meaningful on a device; figures only, no verdict).
+echo "== targets (issue 21)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "n/a" }'; }
+echo "LDL^T $LAP_N^3 factor: 2 CPU workers / STARPU_NCUDA=1 = $(ratio "${T[ldlt_laplace3d_${LAP_N}_ncpu2.0]:-}" "${T[ldlt_laplace3d_$LAP_N.1]:-}") (target >= 10)"
+for nc in $SETTINGS; do
+  bw=$(awk -v n="$POI_N" -v k="$POI_ITERS" -v t="${POI_PRIMAL[$nc]:-}" 'BEGIN { if (t + 0 > 0) printf "%.1f", 24 * n * n * k / t / 1e9; else print "n/a" }')
+  echo "Poisson $POI_N^2, STARPU_NCUDA=$nc: 24 B/cell/iteration x $POI_ITERS iterations / primal_s = $bw GB/s; adjoint factor ${POI_FACTOR[$nc]:-n/a} (target <= 4)"
 done
 say "done in $(( $(date +%s) - START )) s: tests $NP passed, $NS skipped, $NF failed; $FAILS failure(s) in all"
 [ "$FAILS" = 0 ]
