@@ -3,7 +3,8 @@
 # scripts/gpu-check.sh — the device check (issue 21), run from the repository root of a bare
 # x86-64 machine with the CUDA 13 driver and toolkit and the bundle of scripts/gpu-bundle.sh
 # (gpu-bundle/stardiff-gpu.tar.gz, or GPU_BUNDLE=FILE). Contract:
-#   1. prints nvidia-smi and stardiff-info's StarPU workers under STARPU_NCUDA=1;
+#   1. prints nvidia-smi and stardiff-info's StarPU workers under STARPU_NCUDA=1 (and
+#      under STARPU_NCUDA = devices + 1: it must neither hang nor crash);
 #   2. runs every bundled tests/cuda binary: PASS (0), SKIP (77) or FAIL (anything else;
 #      a SKIP while a device is present is a FAIL: the test could not see it);
 #   3. with STARPU_NCUDA=1, then STARPU_NCUDA=0: stardiff-ldlt on the 7-point 3-D Laplacian
@@ -89,11 +90,12 @@ say "bundle $BUNDLE; $(sed -n 1p "$WORK/MANIFEST")"
 say "host $(uname -n), $(nproc) CPUs, budget ${BUDGET}s"
 
 # 1. The device.
-HAVE_GPU=0
+HAVE_GPU=0; NGPU=0
 echo "== nvidia-smi"
 if command -v nvidia-smi >/dev/null; then
   timeout 30 nvidia-smi || true
-  if timeout 30 nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then HAVE_GPU=1; fi
+  NGPU=$(timeout 30 nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  [ "${NGPU:-0}" -gt 0 ] && HAVE_GPU=1
 else
   echo "(no nvidia-smi on this machine)"
 fi
@@ -106,6 +108,12 @@ cat "$OUTD/logs/info.out"; grep -v '^$' "$OUTD/logs/info.err" | head -n 20
 [ "$RC" = 0 ] || fail "stardiff-info exited $RC"
 if [ "$HAVE_GPU" = 1 ] && ! grep -q '"cuda_workers":[1-9]' "$OUTD/logs/info.out"; then
   fail "StarPU started no CUDA worker under STARPU_NCUDA=1 (stardiff-info above)"
+fi
+
+if [ "$HAVE_GPU" = 1 ]; then  # bad input: more CUDA workers asked for than devices
+  run_step "$OUTD/logs/info_ncuda_over" env STARPU_NCUDA=$((NGPU + 1)) STARPU_SILENT=0 "$BIN/stardiff-info" --json
+  echo "STARPU_NCUDA=$((NGPU + 1)) with $NGPU device(s): exit $RC, $(grep -o '"cuda_workers":[0-9]*' "$OUTD/logs/info_ncuda_over.out"); stderr: $(grep -v '^$' "$OUTD/logs/info_ncuda_over.err" | head -n 3 | tr '\n' ' ')"
+  if [ "$RC" = 124 ] || [ "$RC" -ge 128 ]; then fail "STARPU_NCUDA=$((NGPU + 1)): hang or crash (exit $RC)"; fi
 fi
 
 # 2. tests/cuda.
