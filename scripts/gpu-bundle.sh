@@ -9,7 +9,8 @@
 #     holding bin/ (every tests/cuda binary, stardiff-info, -ldlt, -poisson, -pf), lib/ (the
 #     CUDA StarPU, libstardiff and every shared library ldd names that the target lacks:
 #     hwloc, METIS, SuiteSparse, OpenBLAS, LAPACK(E), gfortran, libgomp, libstdc++, libgcc_s,
-#     cudart, ...), data/ (the shared matrices and case the check uses) and MANIFEST. Left out: glibc's own libraries (libc, libm, ld-linux, ...),
+#     cudart, ...), data/ (the shared matrices and case the check uses) and MANIFEST (with
+#     the newest glibc symbol version needed, with and without the bundled libstdc++). Left out: glibc's own libraries (libc, libm, ld-linux, ...),
 #     the driver's libcuda/libnvidia-*, and the toolkit's large libraries (cuBLAS, cuBLASLt,
 #     cuSOLVER, cuSPARSE, nvJitLink...): the RUNPATH of every object is
 #     $ORIGIN(/../lib) first, then /usr/local/cuda/lib64 and the toolkit's targets dir.
@@ -101,11 +102,22 @@ strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/* 2>/dev/null || true
 for f in "$STAGE"/bin/*; do patchelf --set-rpath "\$ORIGIN/../lib:$CUDA_RP" "$f"; done
 for f in "$STAGE"/lib/*; do patchelf --set-rpath "\$ORIGIN:$CUDA_RP" "$f"; done
 
+glibc_need() {  # the newest GLIBC_x.y symbol version the given objects need
+  for f in "$@"; do objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' ; done \
+    | sed 's/GLIBC_//' | sort -uV | tail -n1
+}
+command -v objdump >/dev/null || die "objdump not found (binutils)"
+core=()
+for f in "$STAGE"/bin/* "$STAGE"/lib/*; do
+  case "$(basename "$f")" in libstdc++.so*|libgcc_s.so*) ;; *) core+=("$f");; esac
+done
 {
   echo "stardiff GPU bundle, built $(date -u +%Y-%m-%dT%H:%MZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "build dir: $BUILD"
   echo "StarPU: $(grep -m1 '^STARPU_VERSION:' "$BUILD/CMakeCache.txt" | cut -d= -f2) in $(grep -m1 '^STARPU_LIBDIR:' "$BUILD/CMakeCache.txt" | cut -d= -f2)"
   echo "CUDA architectures: $ARCHS"
+  echo "glibc needed (all): $(glibc_need "$STAGE"/bin/* "$STAGE"/lib/*)"
+  echo "glibc needed (without libstdc++, libgcc_s): $(glibc_need "${core[@]}")"
   echo "not bundled (from the target's driver/toolkit):"
   for f in "$STAGE"/bin/* "$STAGE"/lib/*; do
     ldd "$f" | awk '/=>/ { print "  " $1 }'

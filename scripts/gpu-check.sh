@@ -46,6 +46,20 @@ done
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 tar -C "$WORK" -xzf "$BUNDLE" || { say "error: cannot unpack $BUNDLE"; exit 2; }
+# glibc: the bundle was built on Debian 12 (2.36). An older glibc (Ubuntu 22.04: 2.35) can
+# still run it with this machine's own libstdc++/libgcc_s when the rest needs no more.
+ver_ge() { [ "$(printf '%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
+have="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')"
+need_all="$(sed -n 's/^glibc needed (all): //p' "$WORK/MANIFEST")"
+need_core="$(sed -n 's/^glibc needed (without libstdc++, libgcc_s): //p' "$WORK/MANIFEST")"
+if [ -n "$have" ] && [ -n "$need_all" ] && ! ver_ge "$have" "$need_all"; then
+  if [ -n "$need_core" ] && ver_ge "$have" "$need_core"; then
+    say "glibc $have < $need_all (the bundled libstdc++'s): using this machine's libstdc++ and libgcc_s"
+    rm -f "$WORK"/lib/libstdc++.so* "$WORK"/lib/libgcc_s.so*
+  else
+    say "error: the bundle needs glibc >= ${need_core:-$need_all}, this machine has $have"; exit 2
+  fi
+fi
 BIN="$WORK/bin"
 DATA="$WORK/data"
 [ -d "$DATA" ] || DATA="$ROOT/../shared/data"
