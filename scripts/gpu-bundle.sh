@@ -10,19 +10,19 @@
 #     CUDA StarPU, libstardiff and every shared library ldd names that the target lacks:
 #     hwloc, METIS, SuiteSparse, OpenBLAS, LAPACK(E), gfortran, libgomp, libstdc++, libgcc_s,
 #     cudart, ...), data/ (the shared matrices and case the check uses) and MANIFEST (with
-#     the newest glibc symbol version needed, with and without the bundled libstdc++). Left out: glibc's own libraries (libc, libm, ld-linux, ...),
-#     the driver's libcuda/libnvidia-*, and the toolkit's large libraries (cuBLAS, cuBLASLt,
+#     the newest glibc symbol version needed, with and without the bundled libstdc++).
+#     Left out: glibc's own libraries (libc, libm, ld-linux, ...), the driver's
+#     libcuda/libnvidia-*, and the toolkit's large libraries (cuBLAS, cuBLASLt,
 #     cuSOLVER, cuSPARSE, nvJitLink...): the RUNPATH of every object is
 #     $ORIGIN(/../lib) first, then /usr/local/cuda/lib64 and the toolkit's targets dir.
 #   - Self-check: every bundled object is resolved by ldd under `env -i` with nothing but
 #     the bundle and glibc (the toolkit libraries excepted, from /usr/local/cuda), and each
 #     binary runs `--help` (tests: --gtest_list_tests) from the unpacked tarball. Exit 1 on
 #     any unresolved library.
-# Environment: CUDA_DIR (default /usr/local/cuda), BUNDLE_MAX_MIB (default 60).
+# Environment: BUNDLE_MAX_MIB (default 60), SHARED_DATA (default ../shared/data), JOBS.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="$(cd "$ROOT" && realpath -m "${1:-build-cuda}")"
-CUDA_DIR="${CUDA_DIR:-/usr/local/cuda}"
 MAX_MIB="${BUNDLE_MAX_MIB:-60}"
 OUTDIR="$ROOT/gpu-bundle"
 STAGE="$BUILD/gpu-bundle-stage"
@@ -41,7 +41,7 @@ cmake --build "$BUILD" -j "${JOBS:-$(nproc)}" --target "${TESTS[@]}" "${DRIVERS[
 
 find_bin() {  # find_bin NAME: the built executable NAME under $BUILD
   local f
-  f="$(find "$BUILD" -type f -name "$1" -perm -u+x -not -path '*/CMakeFiles/*' | head -n1)"
+  f="$(find "$BUILD" -type f -name "$1" -perm -u+x -not -path '*/CMakeFiles/*' -not -path "$STAGE/*" | head -n1)"
   [ -n "$f" ] || die "no built $1 under $BUILD"
   echo "$f"
 }
