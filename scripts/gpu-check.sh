@@ -22,8 +22,9 @@
 #   runs still run. Everything fits in GPU_CHECK_BUDGET_S (default 480 s): each step runs
 #   under `timeout` with at most what is left (per-step cap GPU_CHECK_STEP_S, default 120).
 #   Output: stdout, and under $OUT (default gpu-bundle/out): check.txt (the whole report),
-#   table.tsv, logs/. Exit 0 when nothing failed, 1 otherwise (a skipped step is no failure),
-#   2 when the bundle is missing.
+#   table.tsv (the table plus each run's wall time), logs/. Exit 0 when nothing failed,
+#   1 otherwise (a skipped step is no failure), 2 when the bundle is missing or cannot run
+#   here (no awk/tar/gzip/timeout, too old a glibc).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUNDLE="${GPU_BUNDLE:-$ROOT/gpu-bundle/stardiff-gpu.tar.gz}"
@@ -239,7 +240,7 @@ done
 
 # 4. The table.
 echo "== times (s; GPU = STARPU_NCUDA=1, CPU = STARPU_NCUDA=0; ratio GPU/CPU < 1: GPU faster)"
-printf '%s\t%s\t%s\t%s\t%s\n' step key gpu_s cpu_s gpu_over_cpu >"$OUTD/table.tsv"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' step key gpu_s cpu_s gpu_over_cpu gpu_wall_s cpu_wall_s >"$OUTD/table.tsv"
 printf '%-32s %-10s %12s %12s %10s\n' step key GPU CPU GPU/CPU
 for s in "${STEPS[@]}"; do
   IFS='|' read -r name key envs cmd <<<"$s"
@@ -247,7 +248,7 @@ for s in "${STEPS[@]}"; do
   r=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g + 0 > 0 && c + 0 > 0) printf "%.3f", g / c; else print "-" }')
   [ "$key" = adjoint_s ] && key="fwd+adj_s"
   printf '%-32s %-10s %12s %12s %10s\n' "$name" "$key" "$g" "$c" "$r"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$key" "$g" "$c" "$r" >>"$OUTD/table.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$key" "$g" "$c" "$r" "${W[$name.1]:--}" "${W[$name.0]:--}" >>"$OUTD/table.tsv"
 done
 # The issue's targets (meaningful on a device; figures only, no verdict).
 echo "== targets (issue 21)"
