@@ -14,6 +14,11 @@ if(NOT STARDIFF_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Before enable_language: CMake would otherwise cache nvcc's own default (75 for
+    # CUDA 13, 52 before) as if the user had chosen it.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures (90: H100/H200)")
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit)
     set(STARDIFF_CUDA_KERNELS ON)

@@ -8,6 +8,20 @@
 # the target `stardiff_mpi_deps` then links them; without them nothing links MPI).
 find_package(PkgConfig REQUIRED)
 
+# The PKG_CONFIG_PATH of the first configure is kept in the cache and used again when
+# `cmake --build` re-runs the configure step from an environment without it: otherwise a
+# build directory made against a CUDA StarPU would switch silently to Debian's.
+if(DEFINED ENV{PKG_CONFIG_PATH} AND NOT DEFINED STARDIFF_PKG_CONFIG_PATH)
+  set(STARDIFF_PKG_CONFIG_PATH "$ENV{PKG_CONFIG_PATH}" CACHE STRING
+    "PKG_CONFIG_PATH this build directory was configured with (used on re-runs)")
+endif()
+if(DEFINED STARDIFF_PKG_CONFIG_PATH AND NOT "$ENV{PKG_CONFIG_PATH}" STREQUAL "${STARDIFF_PKG_CONFIG_PATH}")
+  if(DEFINED ENV{PKG_CONFIG_PATH})
+    message(STATUS "PKG_CONFIG_PATH differs from this build's STARDIFF_PKG_CONFIG_PATH: the cached one is used (-DSTARDIFF_PKG_CONFIG_PATH=... to change it)")
+  endif()
+  set(ENV{PKG_CONFIG_PATH} "${STARDIFF_PKG_CONFIG_PATH}")
+endif()
+
 # StarPU: a user's 1.4 build (via PKG_CONFIG_PATH) wins over Debian's 1.3.
 pkg_check_modules(STARPU IMPORTED_TARGET starpu-1.4)
 if(STARPU_FOUND)
@@ -18,7 +32,8 @@ else()
 endif()
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 
-find_file(STARPU_CONFIG_H starpu_config.h PATHS ${STARPU_INCLUDE_DIRS} NO_DEFAULT_PATH REQUIRED)
+unset(STARPU_CONFIG_H CACHE)  # always this StarPU's (a cached path may be another's)
+find_file(STARPU_CONFIG_H starpu_config.h PATHS ${STARPU_INCLUDE_DIRS} NO_DEFAULT_PATH NO_CACHE REQUIRED)
 file(STRINGS ${STARPU_CONFIG_H} _cfg)
 set(STARPU_HAS_CUDA OFF)
 set(STARPU_HAS_MPI OFF)
@@ -79,6 +94,12 @@ set(STARDIFF_MPI OFF)
 if(STARDIFF_WITH_MPI)
   string(REPLACE "starpu-" "starpumpi-" _mpi_module "${STARPU_MODULE}")
   pkg_check_modules(STARPUMPI QUIET IMPORTED_TARGET ${_mpi_module})
+  # Only the StarPU-MPI of this very StarPU: a CUDA StarPU from PKG_CONFIG_PATH beside
+  # Debian's starpumpi (built on Debian's libstarpu, same soname) would mix two StarPUs.
+  if(STARPUMPI_FOUND AND NOT STARPUMPI_LIBDIR STREQUAL STARPU_LIBDIR)
+    message(STATUS "StarPU-MPI in ${STARPUMPI_LIBDIR} belongs to another StarPU than ${STARPU_LIBDIR}: MPI runtime off")
+    set(STARPUMPI_FOUND OFF)
+  endif()
   if(STARPUMPI_FOUND)
     find_package(MPI QUIET COMPONENTS C)
     if(MPI_C_FOUND)
