@@ -274,7 +274,7 @@ std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p
     for (int q = cptr[j]; q < cptr[j + 1] && t < 0; ++q) {
       if (pos[cand[q]] < k) continue;
       const int o = owner[cand[q]];
-      const int t2 = target[o] >= 0 || pos[o] > pos[cand[q]] ? free_after(o, pos[o]) : -1;
+      const int t2 = free_after(o, pos[o]);  // o moves (again) behind another free partner
       if (t2 < 0) continue;
       owner[t2] = o;
       target[o] = t2;
