@@ -4,7 +4,7 @@
 //
 // Contract (DESIGN.md driver conventions):
 //  * stardiff-ldlt MATRIX.mtx[.gz] [--ordering auto|amd|metis|natural] [--pivoting auto|threshold]
-//    [--rhs FILE] [--nrhs K] [--refine N] [--tol T] [--json] [--dot FILE] [--executor starpu|sequential]
+//    [--pairing none|defer|compress] [--rhs FILE] [--nrhs K] [--refine N] [--tol T] [--json] [--dot FILE] [--executor starpu|sequential]
 //    [--quiet]; --help prints the usage.
 //  * Default right-hand side: b = A*1 (column 0) and b_k = A*x_k with known x_k for k > 0,
 //    so the error against the exact solution is reported too. --rhs reads n*K numbers
@@ -65,6 +65,8 @@ const char* kUsage =
     "  --pivoting auto|threshold  auto (default): try the unpivoted factorization first\n"
     "                    (kept for quasi-definite behaviour: pivot signs = diagonal signs,\n"
     "                    bounded growth); threshold: threshold pivoting only\n"
+    "  --pairing none|defer|compress  zero-diagonal pairing (LdltOptions::pairing;\n"
+    "                    default defer)\n"
     "  --rhs FILE        right-hand sides: n*K numbers column by column (plain text or a\n"
     "                    Matrix Market 'array real general' file); default b = A*1\n"
     "  --nrhs K          number of right-hand sides (default 1, or from --rhs)\n"
@@ -85,6 +87,7 @@ struct UsageError : std::runtime_error {
 struct Args {
   std::string matrix, rhs, dot, executor = "starpu";
   Ordering ordering = Ordering::Auto;
+  std::optional<ZeroDiagonalPairing> pairing;  // unset: the library's default
   std::string ordering_name = "auto";
   bool try_unpivoted = true;
   int nrhs = 0;  // 0: not given
@@ -126,6 +129,12 @@ Args parse_args(int argc, char** argv) {
       const std::string v = value();
       if (v != "auto" && v != "threshold") throw UsageError("--pivoting: expected auto or threshold, got '" + v + "'");
       a.try_unpivoted = v == "auto";
+    } else if (s == "--pairing") {
+      try {
+        a.pairing = pairing_from_string(value());
+      } catch (const Error& e) {
+        throw UsageError("--pairing: " + std::string(e.what()));
+      }
     } else if (s == "--rhs") {
       a.rhs = value();
     } else if (s == "--nrhs") {
@@ -358,6 +367,7 @@ int solve_and_report(const Args& args, const CscMatrix32& A, const std::vector<d
 
   LdltOptions opts;
   opts.ordering = args.ordering;
+  if (args.pairing) opts.pairing = *args.pairing;
   opts.try_unpivoted = args.try_unpivoted;
   if (args.refine >= 0) opts.max_refine = args.refine;
   Ldlt ldlt(opts);

@@ -136,6 +136,7 @@ if(TARGET stardiff-ldlt)
   stardiff_ldlt_test(bad_missing_file EXIT 2 ARGS ${_ldlt_work}/does_not_exist.mtx STDERR "does_not_exist.mtx: cannot open")
   stardiff_ldlt_test(bad_option EXIT 2 ARGS ${_d}/kkt12.mtx --frobnicate STDERR "unknown option '--frobnicate'")
   stardiff_ldlt_test(bad_ordering EXIT 2 ARGS ${_d}/kkt12.mtx --ordering best STDERR "--ordering")
+  stardiff_ldlt_test(bad_pairing EXIT 2 ARGS ${_d}/kkt12.mtx --pairing mc64 STDERR "--pairing: unknown zero-diagonal pairing")
   stardiff_ldlt_test(bad_executor EXIT 2 ARGS ${_d}/kkt12.mtx --executor gpu STDERR "--executor")
   stardiff_ldlt_test(bad_nrhs EXIT 2 ARGS ${_d}/kkt12.mtx --nrhs 0 STDERR "--nrhs")
   stardiff_ldlt_test(bad_missing_value EXIT 2 ARGS ${_d}/kkt12.mtx --refine STDERR "--refine needs a value")
@@ -171,6 +172,12 @@ if(TARGET stardiff-ldlt)
     stardiff_ldlt_test(data_bloweybq_${ord} DATA EXIT 1 ARGS ${_m}/bloweybq.mtx.gz --json --ordering ${ord}
       CHECKS singular=true status=singular rcond<2.2e-16 inertia.neg=0 relres<1e-10)
   endforeach()
+  # stokes64's pressures each behind a velocity of their own (default pairing): no delayed
+  # column (MUMPS: 343); without pairing thousands, the same inertia.
+  stardiff_ldlt_test(data_stokes64_pairing_defer DATA EXIT 1 ARGS ${_m}/stokes64.mtx.gz --json --pairing defer
+    CHECKS delayed=0 inertia.pos=8448 inertia.neg=4096 inertia.zero=2 relres<1e-10)
+  stardiff_ldlt_test(data_stokes64_pairing_none DATA EXIT 1 ARGS ${_m}/stokes64.mtx.gz --json --pairing none
+    CHECKS delayed>1000 inertia.pos=8448 inertia.neg=4096 inertia.zero=2 relres<1e-10)
   stardiff_ldlt_test(data_tuma2_sequential_metis DATA EXIT 0 ARGS ${_m}/tuma2.mtx.gz --json --executor sequential
     --ordering metis --nrhs 2 CHECKS nrhs=2 error_vs_exact<1e-8 ${_ok})
 else()

@@ -125,6 +125,14 @@ std::vector<int> compressed_order(const CscMatrix32& A, const std::vector<int>& 
 // neighbours moved to right after its partner; *moved counts them.
 std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
                                 const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved);
+// `perm` with distinct partners: each zero-diagonal column (in the order) owns a
+// nonzero-diagonal neighbour, one before it where one is free (no move), else the earliest
+// free one after it (one augmenting step where all are owned), and moves right behind that
+// one; left over, behind its `mate` as in deferred_order. *moved counts the moves. For a
+// column preceding all its neighbours the earliest is its elimination-tree parent (no fill
+// beyond its own column).
+std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                 const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved);
 
 // Builds the whole symbolic analysis. Throws Error for a malformed matrix or options.
 void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S);

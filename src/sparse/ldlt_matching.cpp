@@ -13,7 +13,11 @@
 // compute on the same edges, not MC64 itself. A zero-diagonal column without any
 // neighbour (structurally singular) stays unpaired. deferred_order keeps a fill-reducing order but moves each
 // zero-diagonal column that precedes all its neighbours to right after its partner (a
-// zero-zero pair: its first column after the other). compressed_order orders the pairs as one vertex (the graph
+// zero-zero pair: its first column after the other). partnered_order (where that order's
+// partners lie too far down it) gives each zero-diagonal column, in the order, its own
+// nonzero-diagonal neighbour: one before it if one is free, else the nearest free one after
+// it, which it moves right behind (two columns filled by one pivot alone would leave the
+// second a zero pivot); the rest as deferred_order. compressed_order orders the pairs as one vertex (the graph
 // whose vertices are the pairs and the unpaired columns, Duff and Pralet's compression)
 // with AMD or METIS (METIS with vertex weights 2 for pairs) and expands it: each pair's
 // nonzero-diagonal column first, its zero-diagonal partner right after. Deterministic.
@@ -189,6 +193,122 @@ std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p,
   for (int k = 0; k < n; ++k) {
     const int v = perm[k];
     if (defer[v]) continue;
+    out.push_back(v);
+    for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                 const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved) {
+  const int n = A.n_cols;
+  std::vector<int> pos(n);
+  for (int k = 0; k < n; ++k) pos[perm[k]] = k;
+  std::vector<char> zero(n, 1);
+  for (int j = 0; j < n; ++j)
+    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
+      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  // the columns to move: zero-diagonal ones that precede every neighbour
+  std::vector<char> first(n, 0);
+  for (int j = 0; j < n; ++j) {
+    if (!zero[j] || p[j] == p[j + 1]) continue;
+    first[j] = 1;
+    for (int k = p[j]; k < p[j + 1] && first[j]; ++k) first[j] = pos[idx[k]] > pos[j];
+  }
+  // candidate partners of each zero-diagonal column: neighbours of nonzero diagonal
+  // through a nonzero entry, sorted by position in the order
+  std::vector<int> cptr(std::size_t(n) + 1, 0);
+  for (int c = 0; c < n; ++c)
+    for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+      const int i = A.row_idx[k];
+      if (A.values[k] == 0.0 || zero[i] == zero[c]) continue;
+      ++cptr[(zero[c] ? c : i) + 1];
+    }
+  for (int j = 0; j < n; ++j) cptr[j + 1] += cptr[j];
+  std::vector<int> cand(std::size_t(cptr[n]));
+  {
+    std::vector<int> w(cptr.begin(), cptr.end() - 1);
+    for (int c = 0; c < n; ++c)
+      for (int k = A.col_ptr[c]; k < A.col_ptr[c + 1]; ++k) {
+        const int i = A.row_idx[k];
+        if (A.values[k] == 0.0 || zero[i] == zero[c]) continue;
+        if (zero[c]) cand[w[c]++] = i;
+        else cand[w[i]++] = c;
+      }
+  }
+  for (int j = 0; j < n; ++j)
+    std::sort(cand.begin() + cptr[j], cand.begin() + cptr[j + 1], [&](int a, int b) { return pos[a] < pos[b]; });
+  // Zero-diagonal columns in the order, each owning a distinct partner: one that
+  // precedes it where a free one does (its elimination fills the diagonal entry; no
+  // move), else (it precedes every neighbour, or the partners before it are all owned:
+  // its pivot would be zero) the earliest free one after it, which it moves right behind,
+  // or one whose owner can take another free partner (one step of an augmenting path).
+  // For a column preceding every neighbour that partner is its elimination-tree parent:
+  // the move adds no fill beyond its own column. Distinct partners: two zero-diagonal
+  // columns filled by one pivot alone would leave the second a zero pivot.
+  std::vector<int> target(n, -1), owner(n, -1);
+  auto free_after = [&](int j, int from) {  // from: the position j sits at
+    for (int q = cptr[j]; q < cptr[j + 1]; ++q)
+      if (pos[cand[q]] > from && owner[cand[q]] < 0) return cand[q];
+    return -1;
+  };
+  std::vector<char> later(n, 0);
+  for (int k = 0; k < n; ++k) {
+    const int j = perm[k];
+    if (!zero[j] || cptr[j] == cptr[j + 1]) continue;
+    int t = -1;
+    bool before = false;
+    for (int q = cptr[j]; q < cptr[j + 1] && pos[cand[q]] < k; ++q) {
+      before = true;
+      if (owner[cand[q]] < 0) {
+        t = cand[q];
+        break;
+      }
+    }
+    if (t >= 0) {  // filled in place
+      owner[t] = j;
+      continue;
+    }
+    if (!first[j] && !before) continue;  // filled by zero-diagonal neighbours only: left alone
+    t = free_after(j, k);
+    for (int q = cptr[j]; q < cptr[j + 1] && t < 0; ++q) {
+      if (pos[cand[q]] < k) continue;
+      const int o = owner[cand[q]];
+      const int t2 = free_after(o, pos[o]);  // o moves (again) behind another free partner
+      if (t2 < 0) continue;
+      owner[t2] = o;
+      target[o] = t2;
+      t = cand[q];
+    }
+    if (t >= 0) {
+      owner[t] = j;
+      target[j] = t;
+    } else if (first[j]) {
+      later[j] = 1;
+    }
+  }
+  // Left (every candidate taken, or only zero-diagonal neighbours): behind the partner
+  // of the matching where that is free or zero-diagonal (a zero-zero pair: its first
+  // column behind the other, which stays in place, for a 2x2 pivot).
+  for (int j = 0; j < n; ++j) {
+    const int m = mate[j];
+    if (!later[j] || m < 0 || target[m] >= 0 || (zero[m] && m < j && later[m])) continue;
+    if (!zero[m] && owner[m] >= 0) continue;
+    if (!zero[m]) owner[m] = j;
+    target[j] = m;
+  }
+  std::vector<int> head(n, -1), next(n, -1);
+  for (int j = n - 1; j >= 0; --j)
+    if (target[j] >= 0) {
+      ++*moved;
+      next[j] = head[target[j]];
+      head[target[j]] = j;
+    }
+  std::vector<int> out;
+  out.reserve(n);
+  for (int k = 0; k < n; ++k) {
+    const int v = perm[k];
+    if (target[v] >= 0) continue;
     out.push_back(v);
     for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
   }

@@ -507,7 +507,14 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   if (numbered) base_lnz = sum(cnt);
   Ordered od;
   auto cd = ordered_counts(A, std::move(dperm), od, 1);
-  if (opts.pairing_fill_limit <= 0 || double(sum(cd)) <= opts.pairing_fill_limit * double(base_lnz)) {
+  const auto within = [&](const std::vector<std::int64_t>& c) {
+    return opts.pairing_fill_limit <= 0 || double(sum(c)) <= opts.pairing_fill_limit * double(base_lnz);
+  };
+  if (!within(cd)) {  // partners too far down the order: distinct nearer ones instead
+    moved = 0;
+    cd = ordered_counts(A, partnered_order(A, p, idx, mate, base, &moved), od, 1);
+  }
+  if (within(cd)) {
     o = std::move(od);
     cnt = std::move(cd);
     S.deferred = moved;

@@ -179,7 +179,7 @@ TEST(SparseSolveMatrices, Stokes64NullModesAndFgmres) {
   EXPECT_TRUE(fi.singular);
   EXPECT_EQ(fi.inertia.zero, 2);
   EXPECT_EQ(fi.inertia.pos, 8448);
-  EXPECT_GT(fi.delayed, 0);
+  EXPECT_EQ(fi.delayed, 0);  // each pressure behind its own velocity partner (partnered order)
   EXPECT_GT(fi.two_by_two, 0);
   std::vector<double> xt(A.n_cols, 1.0), b(A.n_cols);
   multiply(A, xt.data(), b.data());

@@ -38,10 +38,11 @@ using namespace stardiff::sparse;
 using stardiff::testing::laplacian3d;
 
 namespace {
-// [[H, B^T], [B, 0]] with H a 2-D Laplacian plus random coupling (per entries in each row
-// of B), zero (2,2) block stored as explicit zeros.
-CscMatrix32 kkt(int k, int m1, int per = 3) {
-  std::mt19937 g(11);
+// [[H, B^T], [B, C]]: H a 2-D Laplacian (k x k grid, diagonal 4 + 0.1 U), B with `per`
+// random entries U per row, C diagonal: explicit zeros (zero_block) or -1 - 0.5 U, i.e. in
+// [-1.5, -0.5]. The values are drawn from mt19937(seed) in entry order.
+CscMatrix32 saddle_point(int k, int m1, int per, unsigned seed, bool zero_block) {
+  std::mt19937 g(seed);
   std::uniform_real_distribution<double> U(-1, 1);
   int n1 = k * k, n = n1 + m1;
   std::vector<int> r, c;
@@ -54,33 +55,17 @@ CscMatrix32 kkt(int k, int m1, int per = 3) {
       if (y + 1 < k) r.push_back(i + k), c.push_back(i), v.push_back(-1.0);
     }
   for (int i = 0; i < m1; ++i) {
-    r.push_back(n1 + i), c.push_back(n1 + i), v.push_back(0.0);
+    r.push_back(n1 + i), c.push_back(n1 + i), v.push_back(zero_block ? 0.0 : -1.0 - 0.5 * U(g));
     for (int t = 0; t < per; ++t) r.push_back(n1 + i), c.push_back((i * 37 + t * 101) % n1), v.push_back(U(g));
   }
   return from_triplets(n, n, r, c, v, true);
 }
 
-// [[H, B^T], [B, -G]]: H a 2-D Laplacian (k x k grid, diagonal 4 + 0.1 U), G diagonal in
-// [0.5, 1.5], B with `per` random entries per row: quasi-definite, inertia (k^2, m1, 0).
-CscMatrix32 sqd(int k, int m1, int per) {
-  std::mt19937 g(23);
-  std::uniform_real_distribution<double> U(-1, 1);
-  int n1 = k * k, n = n1 + m1;
-  std::vector<int> r, c;
-  std::vector<double> v;
-  for (int y = 0; y < k; ++y)
-    for (int x = 0; x < k; ++x) {
-      int i = x + k * y;
-      r.push_back(i), c.push_back(i), v.push_back(4.0 + 0.1 * U(g));
-      if (x + 1 < k) r.push_back(i + 1), c.push_back(i), v.push_back(-1.0);
-      if (y + 1 < k) r.push_back(i + k), c.push_back(i), v.push_back(-1.0);
-    }
-  for (int i = 0; i < m1; ++i) {
-    r.push_back(n1 + i), c.push_back(n1 + i), v.push_back(-1.0 - 0.5 * U(g));
-    for (int t = 0; t < per; ++t) r.push_back(n1 + i), c.push_back((i * 37 + t * 101) % n1), v.push_back(U(g));
-  }
-  return from_triplets(n, n, r, c, v, true);
-}
+// A KKT matrix [[H, B^T], [B, 0]], the zero (2,2) block stored as explicit zeros.
+CscMatrix32 kkt(int k, int m1, int per = 3) { return saddle_point(k, m1, per, 11, true); }
+
+// [[H, B^T], [B, -G]], G diagonal in [0.5, 1.5]: quasi-definite, inertia (k^2, m1, 0).
+CscMatrix32 sqd(int k, int m1, int per) { return saddle_point(k, m1, per, 23, false); }
 
 // Pairs [[e, 1], [1, e]] (e = 0.1; eigenvalues 1.1 and -0.9) along a chain, each pair
 // coupled to the next by two entries 0.05: every row's coupling sums to at most 0.1, so the

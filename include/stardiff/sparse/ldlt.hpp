@@ -47,12 +47,12 @@ enum class Ordering { Auto, Amd, Metis, User, Natural };
 const char* to_string(Ordering o);
 Ordering ordering_from_string(const std::string& s);  // "auto|amd|metis|natural"; Error otherwise
 
-// How analyze() orders the zero-diagonal pairs (LdltOptions::pairing). Defer: the
-// fill-reducing order, with each zero-diagonal column that precedes all its neighbours
-// (its pivot would be zero) moved to right after its partner, whose elimination then fills
-// that diagonal entry (or, for a zero-zero pair, the two sit in one front for a 2x2 pivot).
-// Compress: each pair one vertex of the graph AMD / METIS order (Duff and Pralet's
-// compressed graph; METIS weighs a pair 2), its zero-diagonal column right after its partner.
+// How analyze() orders zero-diagonal pairs (LdltOptions::pairing). Defer: the fill-reducing order, each
+// zero-diagonal column preceding all its neighbours (zero pivot) moved right after its partner (a zero-zero
+// pair: one front, a 2x2 pivot); over pairing_fill_limit, each zero-diagonal column owns a nonzero-diagonal
+// neighbour instead, one before it if free, else the nearest free one after it, moved right behind it.
+// Compress: each pair one vertex of the graph AMD / METIS order (Duff and Pralet's compressed graph;
+// METIS weighs a pair 2), its zero-diagonal column right after its partner.
 enum class ZeroDiagonalPairing { None, Defer, Compress };
 const char* to_string(ZeroDiagonalPairing z);  // "none", "defer", "compress"
 ZeroDiagonalPairing pairing_from_string(const std::string& s);  // Error otherwise
@@ -114,8 +114,8 @@ struct LdltOptions {
   // a matrix without zero diagonal entries, nor with Ordering::Natural or User.
   ZeroDiagonalPairing pairing = ZeroDiagonalPairing::Defer;
   // Defer is kept only where its predicted nnz(L) is at most this times the unpaired
-  // order's (0: always). The pairing runs only where the order puts some zero-diagonal
-  // column before all its neighbours.
+  // order's (0: always; over it, the own-partner order, same limit). It runs only where the order puts some
+  // zero-diagonal column before all its neighbours.
   double pairing_fill_limit = 1.5;
   double growth_limit = 67108864;        // its bound on max (|L||D||L^T|)_jj / max|SAS|: 2^26 =
                                          // 1/sqrt(eps), half the digits kept (refinement restores them)
@@ -139,7 +139,7 @@ struct AnalyzeInfo {
   FactorMode mode = FactorMode::Tree;  // Simplicial: tried first
   std::int64_t matched_pairs = 0;      // zero-diagonal pairs found (LdltOptions::pairing)
   std::int64_t deferred = 0;           // Defer: zero-diagonal columns moved after their partner
-                                       // (0 where the deferred order was not kept)
+                                       // (0 where no deferred / own-partner order was kept)
 };
 
 struct Inertia {
