@@ -25,8 +25,9 @@
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
 // their own dats) and the coefficient loops are recorded. Each step is one external function,
-// cde_hv_step (below: the tape keeps U before the step, the adjoint recomputes the stages from it
-// and runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
+// cde_hv_step (below: the tape keeps U before the step; with a save-all tape the step's primal
+// also keeps its stages for the adjoint, up to CdeConfig::stage_bytes, else the adjoint recomputes
+// them from U; then it runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
 // and solves one by one, each kernel's adjoint written by hand below (adjoint_reads declares the
 // primals it reads, so the tape saves U, R2 and the solves' outputs, never R1 or G).
 #include "cde_solver.hpp"
@@ -464,6 +465,30 @@ struct SolveS {
     }
   }
 };
+// The transposed substitution of four lines side by side (a repeated last line computes the same
+// values): g[q] holds x's adjoint on entry and the right-hand side's on return,
+//   ybar_i = g_i - u_{i-1} ybar_{i-1} (forward), g_i = m_i (ybar_i - p_{i+1}), p_i = am_i (ybar_i - p_{i+1})
+// (backward); row(i, gi) is called at each i of the backward loop with the four lines' g_i (stored).
+template <class RowHook>
+inline void transposed_sweep4(int ns, const double* const* m, const double* const* am, const double* const* u,
+                              double* const* g, RowHook row) {
+  double y[4], p[4] = {0, 0, 0, 0};
+  for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+  for (int i = 1; i < ns; ++i) {
+    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
+    for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+  }
+  for (int i = ns - 1; i >= 0; --i) {
+    double gi[4];
+    for (int q = 0; q < 4; ++q) {
+      const double w = g[q][i] - p[q];
+      p[q] = am[q][i] * w;
+      gi[q] = m[q][i] * w;
+    }
+    for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
+    row(i, gi);
+  }
+}
 // The adjoint: g per line, four lines side by side; cs's adjoint from A1's entries (the
 // Dirichlet rows are constant).
 struct SolveSAdjoint {
@@ -487,21 +512,11 @@ struct SolveSAdjoint {
           g[q] = row_ptr(xb, r);
           v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
         }
-        double y[4], p[4] = {0, 0, 0, 0};
-        for (int q = 0; q < 4; ++q) y[q] = g[q][0];
-        for (int i = 1; i < ns; ++i) {
-          for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
-          for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+        if (!cb0) {
+          transposed_sweep4(ns, m, am, u, g, [](int, const double*) {});
+          continue;
         }
-        for (int i = ns - 1; i >= 0; --i) {
-          double gi[4];
-          for (int q = 0; q < 4; ++q) {
-            const double w = g[q][i] - p[q];
-            p[q] = am[q][i] * w;
-            gi[q] = m[q][i] * w;
-          }
-          for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
-          if (!cb0) continue;
+        transposed_sweep4(ns, m, am, u, g, [&](int i, const double* gi) {
           const double* ci = c0 + i * sc;
           double* b = cb0 + i * sc;
           for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
@@ -512,7 +527,7 @@ struct SolveSAdjoint {
             b[P0 + 1] += v[q] * B, b[Q0 + 1] += B;
             b[P0 + 2] += v[q] * C, b[Q0 + 2] += C;
           }
-        }
+        });
       }
     }
   }
@@ -855,9 +870,10 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
 // ---- Adjoint mode: one HV (or Douglas) step as one external function (cde_hv_step) ---------
 // U RW, the coefficients and both directions' factors READ, one task holding every tile;
 // recorded by execute_external_recompute with adjoint_gets_inputs: the tape keeps U before the
-// step (one array per step) and nothing else, and the adjoint recomputes the step's
-// intermediates from it (the same arithmetic as the primal: explicit_row, subst4, solve_v_core,
-// so the same bits as primal mode), then runs the transposed step: the transposed v solve
+// step (one array per step) and nothing else; the step's intermediates are kept by its primal
+// (StepStages, when the solver hands it a slot) or recomputed by the adjoint from U (the same
+// arithmetic as the primal either way: explicit_row, subst4, solve_v_core, so the same bits as
+// primal mode); the adjoint then runs the transposed step: the transposed v solve
 // (solve_v_adjoint_core), the transposed s solve (solve_s_adjoint_rows), the transposed
 // explicit stencils (explicit_adjoint_row), twice for HV, once for Douglas. Adjoints of cs
 // (P, Q, MB, N1, N2) and cv (W, EE) accumulate in the task and are added to the dats' adjoints
@@ -871,6 +887,9 @@ struct Grid {
     ls = ns + 2;
     buf.assign(static_cast<std::size_t>(ls) * (nv + 3), 0.0);
   }
+  void ensure(int ns, int nv) {  // init unless already of that shape
+    if (ls != ns + 2 || buf.size() != static_cast<std::size_t>(ns + 2) * (nv + 3)) init(ns, nv);
+  }
   void zero() { std::fill(buf.begin(), buf.end(), 0.0); }
   double* row(int j) { return buf.data() + (j + 1) * ls + 1; }
   auto rows() {
@@ -882,6 +901,18 @@ struct StepArgs {
   double dt, thdt, e_old, e_new;
   int ns, nv;
   bool damp;  // a Douglas step (predictor, s solve, v solve)
+};
+
+// One step's stages kept by its primal for its adjoint (CdeConfig::stage_bytes): the solves'
+// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only) and un (U
+// after the step), the arrays the adjoint would otherwise recompute, from the same kernels (so the
+// same bits). held: written by the step's primal and not yet used by its adjoint.
+struct StepStages {
+  Grid y1, y2, y1c, un;
+  bool held = false;
+  static std::size_t bytes(int ns, int nv, bool damp) {
+    return (damp ? 2u : 4u) * sizeof(double) * static_cast<std::size_t>(ns + 2) * (nv + 3);
+  }
 };
 
 // The transposed explicit stage of row j: seeds r1b (Pred: also hb; corrector: hb
@@ -1006,21 +1037,7 @@ void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double*
       m[q] = mrow(r), am[q] = amrow(r), u[q] = urow(r), xs[q] = xrow(r), g[q] = grow(r);
       v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
     }
-    double y[4], p[4] = {0, 0, 0, 0};
-    for (int q = 0; q < 4; ++q) y[q] = g[q][0];
-    for (int i = 1; i < ns; ++i) {
-      for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
-      for (int q = 0; q < 4; ++q) g[q][i] = y[q];
-    }
-    for (int i = ns - 1; i >= 0; --i) {
-      double gi[4];
-      for (int q = 0; q < 4; ++q) {
-        const double w = g[q][i] - p[q];
-        p[q] = am[q][i] * w;
-        gi[q] = m[q][i] * w;
-      }
-      for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
-    }
+    transposed_sweep4(ns, m, am, u, g, [](int, const double*) {});
     for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
       if (dv[q] > 0) continue;       // a Dirichlet row (identity)
       const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
@@ -1099,15 +1116,32 @@ void hv_forward(const StepArgs& A, URow urow, const double* sA, const double* sB
 }
 
 // cde_hv_step's primal: U <- step(U). Two: cs at the step's start and end are distinct dats.
+// keep (may be null): the stages are written there (the work arrays swapped in) and U's new value
+// copied, for the adjoint.
 struct HvStep {
   StepArgs A;
+  StepStages* keep = nullptr;
   void run(const CD& csA, const CD& csB, const CD& cv, const CD& f1m, const CD& f2m, const DD& u, bool two) const {
     StepWork& w = step_work(A.ns, A.nv);
     const double* sB = cs_soa(csB, A.ns, w.soaB);
     const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
     const CD uc = u;
+    auto swap_in = [&] {
+      std::swap(w.y1, keep->y1);
+      if (!A.damp) std::swap(w.y2, keep->y2), std::swap(w.y1c, keep->y1c);
+    };
+    if (keep) {
+      keep->held = false;
+      for (Grid* q : {&keep->y1, &keep->y2, &keep->y1c, &keep->un})
+        if (!A.damp || q == &keep->y1 || q == &keep->un) q->ensure(A.ns, A.nv);
+      swap_in();
+    }
     hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
                [&](int j) { return row_ptr(u, j); });
+    if (!keep) return;
+    swap_in();  // back: the stages in keep
+    for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
+    keep->held = true;
   }
   void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
     run(cs, cs, cv, f1m, f2m, u, false);
@@ -1125,9 +1159,11 @@ void add_cs_adjoint(const double* cb, const DD& csb, int ns) {
     for (int i = 0; i < ns; ++i) b0[i * sc + c] += cb[static_cast<std::size_t>(c) * ns + i];
 }
 // cde_hv_step's adjoint (U: the step's input, restored by the tape; ub: U's adjoint after the
-// step on entry, before it on return).
+// step on entry, before it on return). The stages from keep when its primal left them there
+// (then released), else recomputed from U.
 struct HvStepAdjoint {
   StepArgs A;
+  StepStages* keep = nullptr;
   void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
            const CD& f1m, const CD& f1a, const CD& f1u, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
            const DD& ub, bool two) const {
@@ -1145,7 +1181,10 @@ struct HvStepAdjoint {
     auto cvrow = [&](int j) { return row_ptr(cv, j); };
     auto cvbrow = [&](int j) { return row_ptr(cv_b, j); };
     auto rows = [](const CD& e) { return [&e](int j) { return row_ptr(e, j); }; };
-    hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
+    const bool kept = keep && keep->held;
+    Grid &y1 = kept ? keep->y1 : w.y1, &y2 = kept ? keep->y2 : w.y2, &y1c = kept ? keep->y1c : w.y1c,
+         &un = kept ? keep->un : w.un;
+    if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
     // a1 <- the adjoint of U after the step (interior)
     for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(ub, j), ns, w.a1.row(j));
     const SolveVArgs va{A.e_new, A.thdt, ns, nv};
@@ -1180,28 +1219,29 @@ struct HvStepAdjoint {
     // The v solve into U (x = un): its right-hand side's adjoint into a3 (Y) and a2 (G).
     w.a2.zero(), w.a3.zero();
     if (A.damp) {
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
     } else {
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();  // the adjoint of Y2; h receives H's
-      explicit_adjoint(false, w.y2.rows(), w.a3, &w.h, w.a2, w.a4);
+      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);
       // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
       w.a2.zero(), w.a3.zero();
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.y2.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
                            w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a1.zero();
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
       std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
     }
     for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
+    if (kept) keep->held = false;
     add_cs_adjoint(cbA, csA_b, ns);
     if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
   }
@@ -1320,6 +1360,11 @@ struct CdeSolver::Impl {
   };
   Factors fs, fv, fsd, fvd;
   mesh::Scalar<double> kappa, theta, sigma, rho, rd;
+  // The steps' kept stages (cde_hv_step with a save-all tape, CdeConfig::stage_bytes): slot n - 1
+  // for step n, the first steps that fit; sized before the first step is submitted (the tasks
+  // hold pointers into it), emptied after the reverse sweep.
+  std::vector<StepStages> stages;
+  bool keep_stages = false;  // set by greeks() / adjoint_from() around the taped run
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
@@ -1498,6 +1543,17 @@ struct CdeSolver::Impl {
       if (!varying) factor_s(csB, dt, fsd);
       factor_v(dt, fvd);
     }
+    stages.clear();
+    if (marks && keep_stages && !cfg.recorded_adjoint) {
+      std::size_t used = 0;
+      int kept = 0;
+      for (int n = 1; n <= total; ++n, ++kept) {
+        const std::size_t b = StepStages::bytes(ns, nv, n <= cfg.damping);
+        if (used + b > cfg.stage_bytes) break;
+        used += b;
+      }
+      stages.resize(kept);
+    }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
       const bool damp = n <= cfg.damping;
@@ -1537,13 +1593,14 @@ struct CdeSolver::Impl {
         ExternalOptions o;
         o.adjoint_gets_inputs = true;
         const StepArgs sa{dt, thdt, e_old, e_new, ns, nv, damp};
+        StepStages* kp = n <= static_cast<int>(stages.size()) ? &stages[n - 1] : nullptr;
         auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
         if (varying)
-          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
                                      rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m),
                                      rd_(*F2.a), rd_(*F2.u));
         else
-          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
                                      rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m), rd_(*F2.a),
                                      rd_(*F2.u));
         if (marks) tape->step();
@@ -1583,10 +1640,14 @@ struct CdeSolver::Impl {
     tape.set_checkpointing(ck);
     auto t0 = std::chrono::steady_clock::now();
     tape.start();
+    keep_stages = ck.kind == Checkpointing::Kind::SaveAll;
     run(&tape);
+    keep_stages = false;
     tape.stop();
     const std::vector<double> u = solution();
     gr.forward_s = seconds_since(t0);
+    for (const StepStages& k : stages)
+      if (k.held) ++gr.kept_steps, gr.kept_bytes += StepStages::bytes(ns, nv, k.y2.buf.empty());
     // The interpolant and its derivatives in s0, v0.
     int i0, j0;
     double wx[4], dwx[4], d2wx[4], wy[4], dwy[4], d2wy[4];
@@ -1608,6 +1669,7 @@ struct CdeSolver::Impl {
     });
     tape.reverse();
     ex.wait_all();
+    stages = {};
     gr.kappa = kappa.adjoint(), gr.theta = theta.adjoint(), gr.sigma = sigma.adjoint();
     gr.rho = rho.adjoint(), gr.rd = rd.adjoint();
     if (cfg.leverage) {
@@ -1636,13 +1698,16 @@ struct CdeSolver::Impl {
     require(u0.size() == n && ubar.size() == n, "adjoint_from(): u0 and ubar need ns * nv values");
     Tape tape("cde");
     tape.start();
+    keep_stages = true;
     run(&tape, &u0);
+    keep_stages = false;
     tape.stop();
     tape.seed(U, [&](int i, int j, int, int) {
       return i >= 0 && i < ns && j >= 0 && j < nv ? ubar[i + static_cast<std::size_t>(ns) * j] : 0.0;
     });
     tape.reverse();
     ex.wait_all();
+    stages = {};
     CdeSolver::Adjoints a;
     const auto ua = U.adjoint();
     a.u0.resize(n);
