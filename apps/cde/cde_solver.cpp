@@ -36,6 +36,9 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
+
+#include <sys/mman.h>
 
 #include "stardiff/adjoint/external.hpp"
 #include "stardiff/mesh.hpp"
@@ -307,6 +310,14 @@ struct Predictor2 {
 
 using CD = ExtDat<const double>;
 using DD = ExtDat<double>;
+
+// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
+// so both give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#else
+#define CDE_SIMD_CLONES __attribute__((noinline))
+#endif
 
 // Element (0, j) component c of the tile holding row j (all tiles of the task; missing axes
 // have stride 0). Untiled dats (no outer axis): their one buffer.
@@ -615,7 +626,7 @@ struct SolveVM {  // primal mode: the factors' m only
 // The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held).
 template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
           class GbRow>
-void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
+CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
                           GbRow gbrow, bool has_gb) {
     const int ns = A.ns, nv = A.nv;
@@ -729,13 +740,6 @@ struct SolveVAdjoint {
 // run along s over contiguous rows (cs transposed once per call). Adjoint mode keeps the
 // recorded par_loops; these externals have no adjoint (never recorded: passive dats).
 
-// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
-// so both give the same bits (and those of the scalar par_loops).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
-#else
-#define CDE_SIMD_CLONES __attribute__((noinline))
-#endif
 
 // cs as structure of arrays: component c of node i at soa[c * ns + i].
 const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
@@ -880,18 +884,24 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
 // at its end, where the recorded coefficient loops carry them to the parameters.
 
 // Full-grid local arrays: rows -1 .. nv + 1, columns -1 .. ns (ghosts zero unless written).
+// Owned (init) or in memory held elsewhere (attach: size() zeros there).
 struct Grid {
-  std::vector<double> buf;
+  std::vector<double> buf;  // owned storage (empty when attached)
+  double* base = nullptr;   // element (-1, -1)
   long long ls = 0;
+  static std::size_t size(int ns, int nv) { return static_cast<std::size_t>(ns + 2) * (nv + 3); }
   void init(int ns, int nv) {
     ls = ns + 2;
-    buf.assign(static_cast<std::size_t>(ls) * (nv + 3), 0.0);
+    buf.assign(size(ns, nv), 0.0);
+    base = buf.data();
   }
-  void ensure(int ns, int nv) {  // init unless already of that shape
-    if (ls != ns + 2 || buf.size() != static_cast<std::size_t>(ns + 2) * (nv + 3)) init(ns, nv);
+  void attach(double* p, int ns) {
+    buf = {};
+    ls = ns + 2;
+    base = p;
   }
-  void zero() { std::fill(buf.begin(), buf.end(), 0.0); }
-  double* row(int j) { return buf.data() + (j + 1) * ls + 1; }
+  void zero() { std::fill(buf.begin(), buf.end(), 0.0); }  // owned grids only
+  double* row(int j) { return base + (j + 1) * ls + 1; }
   auto rows() {
     return [this](int j) { return row(j); };
   }
@@ -906,13 +916,53 @@ struct StepArgs {
 // One step's stages kept by its primal for its adjoint (CdeConfig::stage_bytes): the solves'
 // solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only) and un (U
 // after the step), the arrays the adjoint would otherwise recompute, from the same kernels (so the
-// same bits). held: written by the step's primal and not yet used by its adjoint.
+// same bits); attached to zeroed memory of the solver's (ghosts stay zero). held: written by the
+// step's primal and not yet used by its adjoint.
 struct StepStages {
   Grid y1, y2, y1c, un;
-  bool held = false;
-  static std::size_t bytes(int ns, int nv, bool damp) {
-    return (damp ? 2u : 4u) * sizeof(double) * static_cast<std::size_t>(ns + 2) * (nv + 3);
+  bool damp = false, held = false;
+  static std::size_t grids(bool damp) { return damp ? 2 : 4; }
+  static std::size_t bytes(int ns, int nv, bool damp) { return grids(damp) * sizeof(double) * Grid::size(ns, nv); }
+  // Attaches the grids to p (bytes(ns, nv, damp) of zeros); returns the end.
+  double* attach(double* p, int ns, int nv, bool damp_) {
+    damp = damp_;
+    for (Grid* q : {&y1, &un, &y2, &y1c}) {
+      if (damp && (q == &y2 || q == &y1c)) continue;
+      q->attach(p, ns);
+      p += Grid::size(ns, nv);
+    }
+    return p;
   }
+};
+// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once (MAP_POPULATE:
+// one call instead of a fault per page, about half the time here), unmapped on destruction.
+class StageMemory {
+ public:
+  StageMemory() = default;
+  explicit StageMemory(std::size_t n) : n_(n) {
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw Error("cde: cannot map " + std::to_string(n >> 20) + " MiB for the kept stages");
+    p_ = static_cast<double*>(p);
+  }
+  StageMemory(StageMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  StageMemory& operator=(StageMemory&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr), n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  ~StageMemory() { release(); }
+  double* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  void release() {
+    if (p_) munmap(p_, n_);
+    p_ = nullptr, n_ = 0;
+  }
+  double* p_ = nullptr;
+  std::size_t n_ = 0;
 };
 
 // The transposed explicit stage of row j: seeds r1b (Pred: also hb; corrector: hb
@@ -1022,7 +1072,7 @@ CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, c
 // side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
 // factorization, x its solution, rows with zero ghost columns) into cb (SoA).
 template <class MRow, class AmRow, class URow, class XRow, class GRow, class CvRow>
-void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow, AmRow amrow, URow urow,
+CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow, AmRow amrow, URow urow,
                           XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
   const double* DSr = sB + DS * ns;
   double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
@@ -1131,9 +1181,8 @@ struct HvStep {
       if (!A.damp) std::swap(w.y2, keep->y2), std::swap(w.y1c, keep->y1c);
     };
     if (keep) {
+      if (keep->damp != A.damp || !keep->un.base) throw Error("cde_hv_step: a stage slot of another step kind");
       keep->held = false;
-      for (Grid* q : {&keep->y1, &keep->y2, &keep->y1c, &keep->un})
-        if (!A.damp || q == &keep->y1 || q == &keep->un) q->ensure(A.ns, A.nv);
       swap_in();
     }
     hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
@@ -1362,9 +1411,12 @@ struct CdeSolver::Impl {
   mesh::Scalar<double> kappa, theta, sigma, rho, rd;
   // The steps' kept stages (cde_hv_step with a save-all tape, CdeConfig::stage_bytes): slot n - 1
   // for step n, the first steps that fit; sized before the first step is submitted (the tasks
-  // hold pointers into it), emptied after the reverse sweep.
+  // hold pointers into it). The memory stays for the next taped run of the same layout (its pages
+  // already mapped; the ghosts, never written, still zero) and goes with a run that keeps none.
   std::vector<StepStages> stages;
+  StageMemory stage_mem;     // their memory
   bool keep_stages = false;  // set by greeks() / adjoint_from() around the taped run
+  void drop_stages() { stages = {}, stage_mem = StageMemory(); }
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
@@ -1544,7 +1596,9 @@ struct CdeSolver::Impl {
       factor_v(dt, fvd);
     }
     stages.clear();
-    if (marks && keep_stages && !cfg.recorded_adjoint) {
+    if (!(marks && keep_stages && !cfg.recorded_adjoint)) {
+      drop_stages();
+    } else {
       std::size_t used = 0;
       int kept = 0;
       for (int n = 1; n <= total; ++n, ++kept) {
@@ -1552,7 +1606,13 @@ struct CdeSolver::Impl {
         if (used + b > cfg.stage_bytes) break;
         used += b;
       }
-      stages.resize(kept);
+      if (kept == 0) drop_stages();
+      else {
+        if (stage_mem.size() != used) stage_mem = StageMemory(used);  // else the last taped run's (same layout)
+        stages.resize(kept);
+        double* q = stage_mem.data();
+        for (int n = 1; n <= kept; ++n) q = stages[n - 1].attach(q, ns, nv, n <= cfg.damping);
+      }
     }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
@@ -1647,7 +1707,7 @@ struct CdeSolver::Impl {
     const std::vector<double> u = solution();
     gr.forward_s = seconds_since(t0);
     for (const StepStages& k : stages)
-      if (k.held) ++gr.kept_steps, gr.kept_bytes += StepStages::bytes(ns, nv, k.y2.buf.empty());
+      if (k.held) ++gr.kept_steps, gr.kept_bytes += StepStages::bytes(ns, nv, k.damp);
     // The interpolant and its derivatives in s0, v0.
     int i0, j0;
     double wx[4], dwx[4], d2wx[4], wy[4], dwy[4], d2wy[4];
@@ -1669,7 +1729,6 @@ struct CdeSolver::Impl {
     });
     tape.reverse();
     ex.wait_all();
-    stages = {};
     gr.kappa = kappa.adjoint(), gr.theta = theta.adjoint(), gr.sigma = sigma.adjoint();
     gr.rho = rho.adjoint(), gr.rd = rd.adjoint();
     if (cfg.leverage) {
@@ -1707,7 +1766,6 @@ struct CdeSolver::Impl {
     });
     tape.reverse();
     ex.wait_all();
-    stages = {};
     CdeSolver::Adjoints a;
     const auto ua = U.adjoint();
     a.u0.resize(n);

@@ -277,8 +277,8 @@ TEST(CdeGreeks, RevolveBitwiseSaveAll) {
 
 // The stages kept by the forward (CdeConfig::stage_bytes) against recomputed ones: the same
 // kernels on the same inputs, so the same Greeks bit for bit; all steps kept (default), none (0),
-// the first few (a budget between), none under Revolve. HV with damping steps, with and without
-// a t-dependent leverage.
+// the first few (a budget between), none under Revolve; one solver's repeated taped runs. HV with
+// damping steps, with and without a t-dependent leverage.
 TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
   for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
     CdeConfig c = small(lev);
@@ -298,7 +298,16 @@ TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
     const Greeks rev = greeks(c, Checkpointing::revolve(total, 3));
     EXPECT_EQ(rev.kept_steps, 0);
     EXPECT_EQ(none.peak_bytes, all.peak_bytes);  // the kept stages are not the tape's
-    for (const Greeks* g : {&none, &some, &rev}) {
+    // One solver, taped thrice: the second run reuses the first's stage memory; Revolve drops it.
+    SequentialExecutor ex;
+    CdeConfig ca = small(lev);
+    ca.adjoint = true;
+    CdeSolver solver(ex, ca);
+    const Greeks again1 = solver.greeks(), again2 = solver.greeks(),
+                 again3 = solver.greeks(Checkpointing::revolve(total, 3));
+    EXPECT_EQ(again2.kept_steps, total);
+    EXPECT_EQ(again3.kept_steps, 0);
+    for (const Greeks* g : {&none, &some, &rev, &again1, &again2, &again3}) {
       for (auto f : {&Greeks::price, &Greeks::delta, &Greeks::gamma, &Greeks::v0, &Greeks::vega, &Greeks::kappa,
                      &Greeks::theta, &Greeks::sigma, &Greeks::rho, &Greeks::rd})
         EXPECT_EQ(all.*f, g->*f);
