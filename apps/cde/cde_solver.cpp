@@ -480,20 +480,20 @@ struct SolveS {
 // values): g[q] holds x's adjoint on entry and the right-hand side's on return,
 //   ybar_i = g_i - u_{i-1} ybar_{i-1} (forward), g_i = m_i (ybar_i - p_{i+1}), p_i = am_i (ybar_i - p_{i+1})
 // (backward); row(i, gi) is called at each i of the backward loop with the four lines' g_i (stored).
-template <class RowHook>
-inline void transposed_sweep4(int ns, const double* const* m, const double* const* am, const double* const* u,
-                              double* const* g, RowHook row) {
+// am(q, i), u(q, i): the factors' am and u of line q at i (stored, or rebuilt from m: the same bits).
+template <class Am, class U, class RowHook>
+inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row) {
   double y[4], p[4] = {0, 0, 0, 0};
   for (int q = 0; q < 4; ++q) y[q] = g[q][0];
   for (int i = 1; i < ns; ++i) {
-    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
+    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u(q, i - 1) * y[q];
     for (int q = 0; q < 4; ++q) g[q][i] = y[q];
   }
   for (int i = ns - 1; i >= 0; --i) {
     double gi[4];
     for (int q = 0; q < 4; ++q) {
       const double w = g[q][i] - p[q];
-      p[q] = am[q][i] * w;
+      p[q] = am(q, i) * w;
       gi[q] = m[q][i] * w;
     }
     for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
@@ -523,11 +523,13 @@ struct SolveSAdjoint {
           g[q] = row_ptr(xb, r);
           v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
         }
+        auto amf = [&](int q, int i) { return am[q][i]; };
+        auto uf = [&](int q, int i) { return u[q][i]; };
         if (!cb0) {
-          transposed_sweep4(ns, m, am, u, g, [](int, const double*) {});
+          transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
           continue;
         }
-        transposed_sweep4(ns, m, am, u, g, [&](int i, const double* gi) {
+        transposed_sweep4(ns, m, amf, uf, g, [&](int i, const double* gi) {
           const double* ci = c0 + i * sc;
           double* b = cb0 + i * sc;
           for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
@@ -630,22 +632,35 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
                           GbRow gbrow, bool has_gb) {
     const int ns = A.ns, nv = A.nv;
+    thread_local std::vector<double> buf;
+    buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
+    double *p = buf.data(), *rb = p + ns, *rw = rb + ns, *ds = rw + ns, *rr = ds + ns;
+    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
+    // In the sweeps the factors' am and u are rebuilt from m and A2's row constants (as
+    // solve_v_core: the products FactorV stored, the same bits), saving two memory streams.
+    auto row_consts = [&](int j, double& aa, double& cc) {
+      double bb;
+      const double* cvj = cvrow(j);
+      mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    };
     // ybar (forward, in x_b), then g (backward, in x_b) with the matrix entries' adjoints.
     for (int j = 1; j < nv; ++j) {
-      const double* u = urow(j - 1);
+      const double* m = mrow(j - 1);
+      const bool dvp = cvrow(j - 1)[DV] > 0;
+      double aa, cc;
+      row_consts(j - 1, aa, cc);
       const double* gp = xbrow(j - 1);
       double* gj = xbrow(j);
-      for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dvp || ds[i] > 0;
+        gj[i] -= ((dir ? 0.0 : cc) * m[i]) * gp[i];
+      }
     }
     // The mid stage (R = Y + G - f row at v = 0, Dirichlet nodes constant) row by row as g is
     // known. row = R at v_1 (where (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt
     // from x and the factors: R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
     const double e0 = cvrow(0)[EE];
     const double w2 = cvrow(1)[W0 + 2], f = e0 != 0.0 ? e0 / w2 : 0.0;
-    thread_local std::vector<double> buf;
-    buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
-    double *p = buf.data(), *rb = p + ns, *rw = rb + ns, *ds = rw + ns, *rr = ds + ns;
-    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
     if (e0 != 0.0) {
       const double *x0 = xrow(0), *x1 = xrow(1), *x2 = xrow(2), *u0 = urow(0),
                    *u1 = urow(1), *m1 = mrow(1), *am1 = amrow(1);
@@ -656,13 +671,15 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
     }
     double f_b = 0;
     for (int j = nv - 1; j >= 0; --j) {
-      const double *m = mrow(j), *am = amrow(j);
+      const double* m = mrow(j);
       double* gj = xbrow(j);
       const bool dv = cvrow(j)[DV] > 0;
+      double aa, cc;
+      row_consts(j, aa, cc);
       // g of row j; r = g at non-Dirichlet nodes (the right-hand side's adjoint), 0 elsewhere
       for (int i = 0; i < ns; ++i) {
         const double w = gj[i] - p[i];
-        p[i] = am[i] * w;
+        p[i] = ((dv || ds[i] > 0 ? 0.0 : aa) * m[i]) * w;
         const double g = m[i] * w;
         rr[i] = dv || ds[i] > 0 ? 0.0 : g;
         gj[i] = 0.0;  // x is written: its adjoint before the call is zero
@@ -1070,24 +1087,36 @@ CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, c
 
 // The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
 // side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
-// factorization, x its solution, rows with zero ghost columns) into cb (SoA).
-template <class MRow, class AmRow, class URow, class XRow, class GRow, class CvRow>
-CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow, AmRow amrow, URow urow,
-                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
+// factorization, x its solution, rows with zero ghost columns) into cb (SoA). The factors' am and
+// u are rebuilt from m and A1's entries (as subst4: the products cde_factor_s stores, the same
+// bits), which saves two of the sweeps' memory streams.
+template <class MRow, class XRow, class GRow, class CvRow>
+CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow,
+                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
   const double* DSr = sB + DS * ns;
+  const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns;
   double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
   double *bQ0 = cb + Q0 * ns, *bQ1 = cb + (Q0 + 1) * ns, *bQ2 = cb + (Q0 + 2) * ns;
   for (int j = 0; j < nv; j += 4) {
     const int L = std::min(4, nv - j);
-    const double *m[4], *am[4], *u[4], *xs[4];
+    const double *m[4], *xs[4];
     double* g[4];
     double v[4], dv[4];
     for (int q = 0; q < 4; ++q) {
       const int r = j + std::min(q, L - 1);
-      m[q] = mrow(r), am[q] = amrow(r), u[q] = urow(r), xs[q] = xrow(r), g[q] = grow(r);
+      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r);
       v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
     }
-    transposed_sweep4(ns, m, am, u, g, [](int, const double*) {});
+    const double t = thdt;
+    auto amf = [&](int q, int i) {
+      const double a = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P0r[i] + Q0r[i]);
+      return a * m[q][i];
+    };
+    auto uf = [&](int q, int i) {
+      const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
+      return c * m[q][i];
+    };
+    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
     for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
       if (dv[q] > 0) continue;       // a Dirichlet row (identity)
       const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
@@ -1270,21 +1299,21 @@ struct HvStepAdjoint {
     if (A.damp) {
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
     } else {
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();  // the adjoint of Y2; h receives H's
       explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);
       // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
       w.a2.zero(), w.a3.zero();
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
                            w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a1.zero();
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
       std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
