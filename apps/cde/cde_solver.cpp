@@ -1205,19 +1205,27 @@ struct HvStep {
     const double* sB = cs_soa(csB, A.ns, w.soaB);
     const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
     const CD uc = u;
-    auto swap_in = [&] {
-      std::swap(w.y1, keep->y1);
-      if (!A.damp) std::swap(w.y2, keep->y2), std::swap(w.y1c, keep->y1c);
+    if (keep && (keep->damp != A.damp || !keep->un.base))
+      throw Error("cde_hv_step: a stage slot of another step kind");
+    struct Swap {  // keep's grids as the work arrays while in scope (swapped back on any exit)
+      StepWork& w;
+      StepStages* k;
+      bool hv;
+      void swap() const {
+        if (!k) return;
+        std::swap(w.y1, k->y1);
+        if (hv) std::swap(w.y2, k->y2), std::swap(w.y1c, k->y1c);
+      }
+      ~Swap() { swap(); }
     };
-    if (keep) {
-      if (keep->damp != A.damp || !keep->un.base) throw Error("cde_hv_step: a stage slot of another step kind");
-      keep->held = false;
-      swap_in();
+    if (keep) keep->held = false;
+    {
+      const Swap sw{w, keep, !A.damp};
+      sw.swap();
+      hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
+                 [&](int j) { return row_ptr(u, j); });
     }
-    hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
-               [&](int j) { return row_ptr(u, j); });
     if (!keep) return;
-    swap_in();  // back: the stages in keep
     for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
     keep->held = true;
   }
