@@ -25,8 +25,9 @@
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
 // their own dats) and the coefficient loops are recorded. Each step is one external function,
-// cde_hv_step (below: the tape keeps U before the step, the adjoint recomputes the stages from it
-// and runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
+// cde_hv_step (below: the tape keeps U before the step; with a save-all tape the step's primal
+// also keeps its stages for the adjoint, up to CdeConfig::stage_bytes, else the adjoint recomputes
+// them from U; then it runs the transposed step). CdeConfig::recorded_adjoint instead records the stage par_loops
 // and solves one by one, each kernel's adjoint written by hand below (adjoint_reads declares the
 // primals it reads, so the tape saves U, R2 and the solves' outputs, never R1 or G).
 #include "cde_solver.hpp"
@@ -35,6 +36,9 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
+
+#include <sys/mman.h>
 
 #include "stardiff/adjoint/external.hpp"
 #include "stardiff/mesh.hpp"
@@ -307,6 +311,14 @@ struct Predictor2 {
 using CD = ExtDat<const double>;
 using DD = ExtDat<double>;
 
+// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
+// so both give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#else
+#define CDE_SIMD_CLONES __attribute__((noinline))
+#endif
+
 // Element (0, j) component c of the tile holding row j (all tiles of the task; missing axes
 // have stride 0). Untiled dats (no outer axis): their one buffer.
 template <class T>
@@ -464,6 +476,30 @@ struct SolveS {
     }
   }
 };
+// The transposed substitution of four lines side by side (a repeated last line computes the same
+// values): g[q] holds x's adjoint on entry and the right-hand side's on return,
+//   ybar_i = g_i - u_{i-1} ybar_{i-1} (forward), g_i = m_i (ybar_i - p_{i+1}), p_i = am_i (ybar_i - p_{i+1})
+// (backward); row(i, gi) is called at each i of the backward loop with the four lines' g_i (stored).
+// am(q, i), u(q, i): the factors' am and u of line q at i (stored, or rebuilt from m: the same bits).
+template <class Am, class U, class RowHook>
+inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row) {
+  double y[4], p[4] = {0, 0, 0, 0};
+  for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+  for (int i = 1; i < ns; ++i) {
+    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u(q, i - 1) * y[q];
+    for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+  }
+  for (int i = ns - 1; i >= 0; --i) {
+    double gi[4];
+    for (int q = 0; q < 4; ++q) {
+      const double w = g[q][i] - p[q];
+      p[q] = am(q, i) * w;
+      gi[q] = m[q][i] * w;
+    }
+    for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
+    row(i, gi);
+  }
+}
 // The adjoint: g per line, four lines side by side; cs's adjoint from A1's entries (the
 // Dirichlet rows are constant).
 struct SolveSAdjoint {
@@ -487,21 +523,13 @@ struct SolveSAdjoint {
           g[q] = row_ptr(xb, r);
           v[q] = *row_ptr(cv, r, VV), dv[q] = *row_ptr(cv, r, DV);
         }
-        double y[4], p[4] = {0, 0, 0, 0};
-        for (int q = 0; q < 4; ++q) y[q] = g[q][0];
-        for (int i = 1; i < ns; ++i) {
-          for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
-          for (int q = 0; q < 4; ++q) g[q][i] = y[q];
+        auto amf = [&](int q, int i) { return am[q][i]; };
+        auto uf = [&](int q, int i) { return u[q][i]; };
+        if (!cb0) {
+          transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
+          continue;
         }
-        for (int i = ns - 1; i >= 0; --i) {
-          double gi[4];
-          for (int q = 0; q < 4; ++q) {
-            const double w = g[q][i] - p[q];
-            p[q] = am[q][i] * w;
-            gi[q] = m[q][i] * w;
-          }
-          for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
-          if (!cb0) continue;
+        transposed_sweep4(ns, m, amf, uf, g, [&](int i, const double* gi) {
           const double* ci = c0 + i * sc;
           double* b = cb0 + i * sc;
           for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
@@ -512,7 +540,7 @@ struct SolveSAdjoint {
             b[P0 + 1] += v[q] * B, b[Q0 + 1] += B;
             b[P0 + 2] += v[q] * C, b[Q0 + 2] += C;
           }
-        }
+        });
       }
     }
   }
@@ -600,26 +628,39 @@ struct SolveVM {  // primal mode: the factors' m only
 // The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held).
 template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
           class GbRow>
-void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
+CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
                           GbRow gbrow, bool has_gb) {
     const int ns = A.ns, nv = A.nv;
+    thread_local std::vector<double> buf;
+    buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
+    double *p = buf.data(), *rb = p + ns, *rw = rb + ns, *ds = rw + ns, *rr = ds + ns;
+    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
+    // In the sweeps the factors' am and u are rebuilt from m and A2's row constants (as
+    // solve_v_core: the products FactorV stored, the same bits), saving two memory streams.
+    auto row_consts = [&](int j, double& aa, double& cc) {
+      double bb;
+      const double* cvj = cvrow(j);
+      mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    };
     // ybar (forward, in x_b), then g (backward, in x_b) with the matrix entries' adjoints.
     for (int j = 1; j < nv; ++j) {
-      const double* u = urow(j - 1);
+      const double* m = mrow(j - 1);
+      const bool dvp = cvrow(j - 1)[DV] > 0;
+      double aa, cc;
+      row_consts(j - 1, aa, cc);
       const double* gp = xbrow(j - 1);
       double* gj = xbrow(j);
-      for (int i = 0; i < ns; ++i) gj[i] -= u[i] * gp[i];
+      for (int i = 0; i < ns; ++i) {
+        const bool dir = dvp || ds[i] > 0;
+        gj[i] -= ((dir ? 0.0 : cc) * m[i]) * gp[i];
+      }
     }
     // The mid stage (R = Y + G - f row at v = 0, Dirichlet nodes constant) row by row as g is
     // known. row = R at v_1 (where (s, v_0) is not a Dirichlet node, neither is (s, v_1)), rebuilt
     // from x and the factors: R_1 = (y_1 + am_1 y_0) / m_1, y_k = x_k + u_k x_{k+1}.
     const double e0 = cvrow(0)[EE];
     const double w2 = cvrow(1)[W0 + 2], f = e0 != 0.0 ? e0 / w2 : 0.0;
-    thread_local std::vector<double> buf;
-    buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
-    double *p = buf.data(), *rb = p + ns, *rw = rb + ns, *ds = rw + ns, *rr = ds + ns;
-    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
     if (e0 != 0.0) {
       const double *x0 = xrow(0), *x1 = xrow(1), *x2 = xrow(2), *u0 = urow(0),
                    *u1 = urow(1), *m1 = mrow(1), *am1 = amrow(1);
@@ -630,13 +671,15 @@ void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, C
     }
     double f_b = 0;
     for (int j = nv - 1; j >= 0; --j) {
-      const double *m = mrow(j), *am = amrow(j);
+      const double* m = mrow(j);
       double* gj = xbrow(j);
       const bool dv = cvrow(j)[DV] > 0;
+      double aa, cc;
+      row_consts(j, aa, cc);
       // g of row j; r = g at non-Dirichlet nodes (the right-hand side's adjoint), 0 elsewhere
       for (int i = 0; i < ns; ++i) {
         const double w = gj[i] - p[i];
-        p[i] = am[i] * w;
+        p[i] = ((dv || ds[i] > 0 ? 0.0 : aa) * m[i]) * w;
         const double g = m[i] * w;
         rr[i] = dv || ds[i] > 0 ? 0.0 : g;
         gj[i] = 0.0;  // x is written: its adjoint before the call is zero
@@ -714,13 +757,6 @@ struct SolveVAdjoint {
 // run along s over contiguous rows (cs transposed once per call). Adjoint mode keeps the
 // recorded par_loops; these externals have no adjoint (never recorded: passive dats).
 
-// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
-// so both give the same bits (and those of the scalar par_loops).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
-#else
-#define CDE_SIMD_CLONES __attribute__((noinline))
-#endif
 
 // cs as structure of arrays: component c of node i at soa[c * ns + i].
 const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
@@ -855,24 +891,34 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
 // ---- Adjoint mode: one HV (or Douglas) step as one external function (cde_hv_step) ---------
 // U RW, the coefficients and both directions' factors READ, one task holding every tile;
 // recorded by execute_external_recompute with adjoint_gets_inputs: the tape keeps U before the
-// step (one array per step) and nothing else, and the adjoint recomputes the step's
-// intermediates from it (the same arithmetic as the primal: explicit_row, subst4, solve_v_core,
-// so the same bits as primal mode), then runs the transposed step: the transposed v solve
+// step (one array per step) and nothing else; the step's intermediates are kept by its primal
+// (StepStages, when the solver hands it a slot) or recomputed by the adjoint from U (the same
+// arithmetic as the primal either way: explicit_row, subst4, solve_v_core, so the same bits as
+// primal mode); the adjoint then runs the transposed step: the transposed v solve
 // (solve_v_adjoint_core), the transposed s solve (solve_s_adjoint_rows), the transposed
 // explicit stencils (explicit_adjoint_row), twice for HV, once for Douglas. Adjoints of cs
 // (P, Q, MB, N1, N2) and cv (W, EE) accumulate in the task and are added to the dats' adjoints
 // at its end, where the recorded coefficient loops carry them to the parameters.
 
 // Full-grid local arrays: rows -1 .. nv + 1, columns -1 .. ns (ghosts zero unless written).
+// Owned (init) or in memory held elsewhere (attach: size() zeros there).
 struct Grid {
-  std::vector<double> buf;
+  std::vector<double> buf;  // owned storage (empty when attached)
+  double* base = nullptr;   // element (-1, -1)
   long long ls = 0;
+  static std::size_t size(int ns, int nv) { return static_cast<std::size_t>(ns + 2) * (nv + 3); }
   void init(int ns, int nv) {
     ls = ns + 2;
-    buf.assign(static_cast<std::size_t>(ls) * (nv + 3), 0.0);
+    buf.assign(size(ns, nv), 0.0);
+    base = buf.data();
   }
-  void zero() { std::fill(buf.begin(), buf.end(), 0.0); }
-  double* row(int j) { return buf.data() + (j + 1) * ls + 1; }
+  void attach(double* p, int ns) {
+    buf = {};
+    ls = ns + 2;
+    base = p;
+  }
+  void zero() { std::fill(buf.begin(), buf.end(), 0.0); }  // owned grids only
+  double* row(int j) { return base + (j + 1) * ls + 1; }
   auto rows() {
     return [this](int j) { return row(j); };
   }
@@ -882,6 +928,58 @@ struct StepArgs {
   double dt, thdt, e_old, e_new;
   int ns, nv;
   bool damp;  // a Douglas step (predictor, s solve, v solve)
+};
+
+// One step's stages kept by its primal for its adjoint (CdeConfig::stage_bytes): the solves'
+// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only) and un (U
+// after the step), the arrays the adjoint would otherwise recompute, from the same kernels (so the
+// same bits); attached to zeroed memory of the solver's (ghosts stay zero). held: written by the
+// step's primal and not yet used by its adjoint.
+struct StepStages {
+  Grid y1, y2, y1c, un;
+  bool damp = false, held = false;
+  static std::size_t grids(bool damp) { return damp ? 2 : 4; }
+  static std::size_t bytes(int ns, int nv, bool damp) { return grids(damp) * sizeof(double) * Grid::size(ns, nv); }
+  // Attaches the grids to p (bytes(ns, nv, damp) of zeros); returns the end.
+  double* attach(double* p, int ns, int nv, bool damp_) {
+    damp = damp_;
+    for (Grid* q : {&y1, &un, &y2, &y1c}) {
+      if (damp && (q == &y2 || q == &y1c)) continue;
+      q->attach(p, ns);
+      p += Grid::size(ns, nv);
+    }
+    return p;
+  }
+};
+// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once (MAP_POPULATE:
+// one call instead of a fault per page, about half the time here), unmapped on destruction.
+class StageMemory {
+ public:
+  StageMemory() = default;
+  explicit StageMemory(std::size_t n) : n_(n) {
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw Error("cde: cannot map " + std::to_string(n >> 20) + " MiB for the kept stages");
+    p_ = static_cast<double*>(p);
+  }
+  StageMemory(StageMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  StageMemory& operator=(StageMemory&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr), n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  ~StageMemory() { release(); }
+  double* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  void release() {
+    if (p_) munmap(p_, n_);
+    p_ = nullptr, n_ = 0;
+  }
+  double* p_ = nullptr;
+  std::size_t n_ = 0;
 };
 
 // The transposed explicit stage of row j: seeds r1b (Pred: also hb; corrector: hb
@@ -989,38 +1087,36 @@ CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, c
 
 // The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
 // side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
-// factorization, x its solution, rows with zero ghost columns) into cb (SoA).
-template <class MRow, class AmRow, class URow, class XRow, class GRow, class CvRow>
-void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow, AmRow amrow, URow urow,
-                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
+// factorization, x its solution, rows with zero ghost columns) into cb (SoA). The factors' am and
+// u are rebuilt from m and A1's entries (as subst4: the products cde_factor_s stores, the same
+// bits), which saves two of the sweeps' memory streams.
+template <class MRow, class XRow, class GRow, class CvRow>
+CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow,
+                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
   const double* DSr = sB + DS * ns;
+  const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns;
   double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
   double *bQ0 = cb + Q0 * ns, *bQ1 = cb + (Q0 + 1) * ns, *bQ2 = cb + (Q0 + 2) * ns;
   for (int j = 0; j < nv; j += 4) {
     const int L = std::min(4, nv - j);
-    const double *m[4], *am[4], *u[4], *xs[4];
+    const double *m[4], *xs[4];
     double* g[4];
     double v[4], dv[4];
     for (int q = 0; q < 4; ++q) {
       const int r = j + std::min(q, L - 1);
-      m[q] = mrow(r), am[q] = amrow(r), u[q] = urow(r), xs[q] = xrow(r), g[q] = grow(r);
+      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r);
       v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
     }
-    double y[4], p[4] = {0, 0, 0, 0};
-    for (int q = 0; q < 4; ++q) y[q] = g[q][0];
-    for (int i = 1; i < ns; ++i) {
-      for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u[q][i - 1] * y[q];
-      for (int q = 0; q < 4; ++q) g[q][i] = y[q];
-    }
-    for (int i = ns - 1; i >= 0; --i) {
-      double gi[4];
-      for (int q = 0; q < 4; ++q) {
-        const double w = g[q][i] - p[q];
-        p[q] = am[q][i] * w;
-        gi[q] = m[q][i] * w;
-      }
-      for (int q = 0; q < 4; ++q) g[q][i] = gi[q];
-    }
+    const double t = thdt;
+    auto amf = [&](int q, int i) {
+      const double a = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P0r[i] + Q0r[i]);
+      return a * m[q][i];
+    };
+    auto uf = [&](int q, int i) {
+      const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
+      return c * m[q][i];
+    };
+    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
     for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
       if (dv[q] > 0) continue;       // a Dirichlet row (identity)
       const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
@@ -1099,15 +1195,39 @@ void hv_forward(const StepArgs& A, URow urow, const double* sA, const double* sB
 }
 
 // cde_hv_step's primal: U <- step(U). Two: cs at the step's start and end are distinct dats.
+// keep (may be null): the stages are written there (the work arrays swapped in) and U's new value
+// copied, for the adjoint.
 struct HvStep {
   StepArgs A;
+  StepStages* keep = nullptr;
   void run(const CD& csA, const CD& csB, const CD& cv, const CD& f1m, const CD& f2m, const DD& u, bool two) const {
     StepWork& w = step_work(A.ns, A.nv);
     const double* sB = cs_soa(csB, A.ns, w.soaB);
     const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
     const CD uc = u;
-    hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
-               [&](int j) { return row_ptr(u, j); });
+    if (keep && (keep->damp != A.damp || !keep->un.base))
+      throw Error("cde_hv_step: a stage slot of another step kind");
+    struct Swap {  // keep's grids as the work arrays while in scope (swapped back on any exit)
+      StepWork& w;
+      StepStages* k;
+      bool hv;
+      void swap() const {
+        if (!k) return;
+        std::swap(w.y1, k->y1);
+        if (hv) std::swap(w.y2, k->y2), std::swap(w.y1c, k->y1c);
+      }
+      ~Swap() { swap(); }
+    };
+    if (keep) keep->held = false;
+    {
+      const Swap sw{w, keep, !A.damp};
+      sw.swap();
+      hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
+                 [&](int j) { return row_ptr(u, j); });
+    }
+    if (!keep) return;
+    for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
+    keep->held = true;
   }
   void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
     run(cs, cs, cv, f1m, f2m, u, false);
@@ -1125,9 +1245,11 @@ void add_cs_adjoint(const double* cb, const DD& csb, int ns) {
     for (int i = 0; i < ns; ++i) b0[i * sc + c] += cb[static_cast<std::size_t>(c) * ns + i];
 }
 // cde_hv_step's adjoint (U: the step's input, restored by the tape; ub: U's adjoint after the
-// step on entry, before it on return).
+// step on entry, before it on return). The stages from keep when its primal left them there
+// (then released), else recomputed from U.
 struct HvStepAdjoint {
   StepArgs A;
+  StepStages* keep = nullptr;
   void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
            const CD& f1m, const CD& f1a, const CD& f1u, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
            const DD& ub, bool two) const {
@@ -1145,7 +1267,10 @@ struct HvStepAdjoint {
     auto cvrow = [&](int j) { return row_ptr(cv, j); };
     auto cvbrow = [&](int j) { return row_ptr(cv_b, j); };
     auto rows = [](const CD& e) { return [&e](int j) { return row_ptr(e, j); }; };
-    hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
+    const bool kept = keep && keep->held;
+    Grid &y1 = kept ? keep->y1 : w.y1, &y2 = kept ? keep->y2 : w.y2, &y1c = kept ? keep->y1c : w.y1c,
+         &un = kept ? keep->un : w.un;
+    if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
     // a1 <- the adjoint of U after the step (interior)
     for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(ub, j), ns, w.a1.row(j));
     const SolveVArgs va{A.e_new, A.thdt, ns, nv};
@@ -1180,28 +1305,29 @@ struct HvStepAdjoint {
     // The v solve into U (x = un): its right-hand side's adjoint into a3 (Y) and a2 (G).
     w.a2.zero(), w.a3.zero();
     if (A.damp) {
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
     } else {
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.un.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
                            w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a4.zero();  // the adjoint of Y2; h receives H's
-      explicit_adjoint(false, w.y2.rows(), w.a3, &w.h, w.a2, w.a4);
+      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);
       // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
       w.a2.zero(), w.a3.zero();
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), w.y2.rows(),
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
                            w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), rows(f1a), rows(f1u), w.y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
       w.a1.zero();
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
       std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
     }
     for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
+    if (kept) keep->held = false;
     add_cs_adjoint(cbA, csA_b, ns);
     if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
   }
@@ -1320,6 +1446,14 @@ struct CdeSolver::Impl {
   };
   Factors fs, fv, fsd, fvd;
   mesh::Scalar<double> kappa, theta, sigma, rho, rd;
+  // The steps' kept stages (cde_hv_step with a save-all tape, CdeConfig::stage_bytes): slot n - 1
+  // for step n, the first steps that fit; sized before the first step is submitted (the tasks
+  // hold pointers into it). The memory stays for the next taped run of the same layout (its pages
+  // already mapped; the ghosts, never written, still zero) and goes with a run that keeps none.
+  std::vector<StepStages> stages;
+  StageMemory stage_mem;     // their memory
+  bool keep_stages = false;  // set by greeks() / adjoint_from() around the taped run
+  void drop_stages() { stages = {}, stage_mem = StageMemory(); }
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
@@ -1498,6 +1632,25 @@ struct CdeSolver::Impl {
       if (!varying) factor_s(csB, dt, fsd);
       factor_v(dt, fvd);
     }
+    stages.clear();
+    if (!(marks && keep_stages && !cfg.recorded_adjoint)) {
+      drop_stages();
+    } else {
+      std::size_t used = 0;
+      int kept = 0;
+      for (int n = 1; n <= total; ++n, ++kept) {
+        const std::size_t b = StepStages::bytes(ns, nv, n <= cfg.damping);
+        if (used + b > cfg.stage_bytes) break;
+        used += b;
+      }
+      if (kept == 0) drop_stages();
+      else {
+        if (stage_mem.size() != used) stage_mem = StageMemory(used);  // else the last taped run's (same layout)
+        stages.resize(kept);
+        double* q = stage_mem.data();
+        for (int n = 1; n <= kept; ++n) q = stages[n - 1].attach(q, ns, nv, n <= cfg.damping);
+      }
+    }
     if (marks) tape->step({U});
     for (int n = 1; n <= total; ++n) {
       const bool damp = n <= cfg.damping;
@@ -1537,13 +1690,14 @@ struct CdeSolver::Impl {
         ExternalOptions o;
         o.adjoint_gets_inputs = true;
         const StepArgs sa{dt, thdt, e_old, e_new, ns, nv, damp};
+        StepStages* kp = n <= static_cast<int>(stages.size()) ? &stages[n - 1] : nullptr;
         auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
         if (varying)
-          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
                                      rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m),
                                      rd_(*F2.a), rd_(*F2.u));
         else
-          execute_external_recompute("cde_hv_step", o, HvStep{sa}, HvStepAdjoint{sa}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
                                      rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m), rd_(*F2.a),
                                      rd_(*F2.u));
         if (marks) tape->step();
@@ -1583,10 +1737,14 @@ struct CdeSolver::Impl {
     tape.set_checkpointing(ck);
     auto t0 = std::chrono::steady_clock::now();
     tape.start();
+    keep_stages = ck.kind == Checkpointing::Kind::SaveAll;
     run(&tape);
+    keep_stages = false;
     tape.stop();
     const std::vector<double> u = solution();
     gr.forward_s = seconds_since(t0);
+    for (const StepStages& k : stages)
+      if (k.held) ++gr.kept_steps, gr.kept_bytes += StepStages::bytes(ns, nv, k.damp);
     // The interpolant and its derivatives in s0, v0.
     int i0, j0;
     double wx[4], dwx[4], d2wx[4], wy[4], dwy[4], d2wy[4];
@@ -1636,7 +1794,9 @@ struct CdeSolver::Impl {
     require(u0.size() == n && ubar.size() == n, "adjoint_from(): u0 and ubar need ns * nv values");
     Tape tape("cde");
     tape.start();
+    keep_stages = true;
     run(&tape, &u0);
+    keep_stages = false;
     tape.stop();
     tape.seed(U, [&](int i, int j, int, int) {
       return i >= 0 && i < ns && j >= 0 && j < nv ? ubar[i + static_cast<std::size_t>(ns) * j] : 0.0;

@@ -72,6 +72,12 @@ struct CdeConfig {
   // adjoint (cde_hv_step); true the recorded stage loops and solves, each with its own adjoint
   // (the loop-level reference: the same primal bits, Greeks equal up to round-off).
   bool recorded_adjoint = false;
+  // cde_hv_step with a save-all tape: the forward keeps each step's stages (four full-grid arrays
+  // of (ns + 2)(nv + 3) doubles, two for a damping step) for the reverse sweep, which then does
+  // not recompute them, for as many steps (from the first) as fit in stage_bytes; the other steps,
+  // and every step under checkpointing (Revolve, online), recompute them. 0: always recompute.
+  // Either way the same arithmetic, so the same Greeks bit for bit.
+  std::size_t stage_bytes = std::size_t{2} << 30;
 };
 
 struct Greeks {
@@ -82,6 +88,8 @@ struct Greeks {
   double forward_s = 0, reverse_s = 0;  // the taped run; the reverse sweep (seed to gradients)
   std::int64_t steps = 0, recomputed_steps = 0;
   std::size_t peak_bytes = 0, snapshots = 0;  // tape peak (checkpoints, pools, snapshots); snapshots held
+  std::int64_t kept_steps = 0;  // steps whose stages the forward kept (CdeConfig::stage_bytes)
+  std::size_t kept_bytes = 0;   // their size
 };
 
 // Checks a leverage table (Error naming what is wrong).

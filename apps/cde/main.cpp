@@ -5,8 +5,8 @@
 //
 // Usage: stardiff-cde [--s0 X] [--K X] [--T X] [--v0 X] [--kappa X] [--theta X] [--sigma X]
 //          [--rho X] [--rd X] [--rf X] [--ns N] [--nv N] [--steps N] [--damping N]
-//          [--leverage FILE] [--tiles N] [--adjoint [--checkpoints N|all]] [--json]
-//          [--executor starpu|sequential]
+//          [--leverage FILE] [--tiles N] [--adjoint [--checkpoints N|all] [--stage-memory MIB]]
+//          [--json] [--executor starpu|sequential]
 // Defaults: in 't Hout-Foulon case A (S0 = K = 100, T = 1, v0 = theta = 0.04, kappa = 1.5,
 // sigma = 0.3, rho = -0.9, r_d = 0.025, r_f = 0), 200 x 100 nodes, 100 HV steps, no damping.
 // Prints price, analytic_price and their difference (when L = 1), solution_hash (FNV-1a of the
@@ -16,7 +16,10 @@
 // r_d), vega = d price / d sqrt(v0), and with --leverage d price / d L at every node), the tape
 // report (recomputed steps, peak bytes) and adjoint_factor = (taped run + reverse sweep) / the
 // primal run's time (the primal is run first, untaped). --checkpoints N: Revolve with N
-// snapshots; all (the default): save-all.
+// snapshots; all (the default): save-all. --stage-memory MIB (save-all only; default 2048, 0:
+// none): the forward keeps the steps' stages for the reverse sweep, which then does not
+// recompute them, for the first steps that fit in MIB (CdeConfig::stage_bytes; the same Greeks
+// bit for bit); kept_steps and kept_bytes report them.
 // Exit: 0 ok, 1 a non-finite price, 2 bad arguments or input.
 #include <chrono>
 #include <algorithm>
@@ -45,14 +48,16 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: stardiff-cde [--s0 X] [--K X] [--T X] [--v0 X] [--kappa X] [--theta X] [--sigma X]\n"
                "         [--rho X] [--rd X] [--rf X] [--ns N] [--nv N] [--steps N] [--damping N]\n"
-               "         [--leverage FILE] [--tiles N] [--adjoint [--checkpoints N|all]] [--json]\n"
-               "         [--executor starpu|sequential]\n"
+               "         [--leverage FILE] [--tiles N] [--adjoint [--checkpoints N|all] [--stage-memory MIB]]\n"
+               "         [--json] [--executor starpu|sequential]\n"
                "European call under Heston (stochastic local volatility with --leverage: a CSV grid\n"
                "'label,s_1..s_M' then rows 't,L(t,s_1)..L(t,s_M)') by Hundsdorfer-Verwer ADI on ns x nv\n"
                "in 't Hout-Foulon nodes; prints the price at (s0, v0), the semi-analytic price when L = 1\n"
                "and their difference, and times. Defaults: in 't Hout-Foulon case A, 200 x 100, 100 steps.\n"
                "--adjoint: Greeks (delta, gamma, d/d v0, kappa, theta, sigma, rho, rd, vega, leverage) by one\n"
-               "reverse sweep; --checkpoints N: Revolve with N snapshots, all (default): save-all.\n"
+               "reverse sweep; --checkpoints N: Revolve with N snapshots, all (default): save-all;\n"
+               "--stage-memory MIB: save-all keeps the steps' stages for the reverse sweep in up to MIB\n"
+               "(default 2048; 0: recompute them; the same Greeks either way).\n"
                "Exit 0 ok, 1 non-finite price, 2 bad arguments or input.\n");
 }
 
@@ -71,7 +76,7 @@ int main(int argc, char** argv) {
   cde::CdeConfig cfg;
   bool json = false, adjoint = false;
   int checkpoints = 0;  // 0: save-all
-  bool ckpt_given = false;
+  bool ckpt_given = false, stage_given = false;
   std::string executor = "starpu", lev_file;
   auto bad = [&](const std::string& msg) {
     std::fprintf(stderr, "stardiff-cde: %s\n", msg.c_str());
@@ -109,6 +114,12 @@ int main(int argc, char** argv) {
       if (v && std::strcmp(v, "all") == 0) checkpoints = 0;
       else if (!v || !apps::parse_int(v, 1, 1L << 20, checkpoints))
         return bad("--checkpoints needs a snapshot count >= 1 or 'all'");
+    } else if (arg == "--stage-memory") {
+      const char* v = value();
+      int mib = 0;
+      if (!v || !apps::parse_int(v, 0, 1L << 24, mib)) return bad("--stage-memory needs a size in MiB >= 0");
+      cfg.stage_bytes = static_cast<std::size_t>(mib) << 20;
+      stage_given = true;
     } else if (arg == "--ns" || arg == "--nv" || arg == "--steps" || arg == "--damping" || arg == "--tiles") {
       const char* v = value();
       int* dst = arg == "--ns"      ? &cfg.ns
@@ -134,12 +145,16 @@ int main(int argc, char** argv) {
     }
   }
   if (ckpt_given && !adjoint) return bad("--checkpoints needs --adjoint");
+  if (stage_given && !adjoint) return bad("--stage-memory needs --adjoint");
   {
     // Twelve full-grid dats (state, stages, right-hand sides, six matrix diagonals) and slack.
     // --adjoint: a second solver with the adjoints of its dats (and the damping matrices), and
     // the save-all tape (about nine saved arrays per step).
     double need = 12.5 * 8.0 * cfg.ns * static_cast<double>(cfg.nv);
     if (adjoint) need *= 3.2 + (checkpoints == 0 ? 0.75 * (cfg.steps + cfg.damping) : checkpoints * 0.1);
+    if (adjoint && checkpoints == 0)  // the kept stages (four arrays a step, at most stage_bytes)
+      need += std::min(static_cast<double>(cfg.stage_bytes),
+                       4.0 * 8.0 * (cfg.ns + 2.0) * (cfg.nv + 3.0) * (cfg.steps + cfg.damping));
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
     if (have > 0 && need > 0.8 * have)
       return bad("--ns " + std::to_string(cfg.ns) + " x --nv " + std::to_string(cfg.nv) + " needs about " +
@@ -232,6 +247,7 @@ int main(int argc, char** argv) {
         j.field("checkpointing", ck_desc).field("tape_steps", static_cast<long long>(gr.steps));
         j.field("recomputed_steps", static_cast<long long>(gr.recomputed_steps));
         j.field("peak_bytes", static_cast<long long>(gr.peak_bytes));
+        j.field("kept_steps", static_cast<long long>(gr.kept_steps)).field("kept_bytes", static_cast<long long>(gr.kept_bytes));
         j.field("forward_tape_s", gr.forward_s).field("reverse_s", gr.reverse_s).field("adjoint_factor", factor);
       }
       std::printf("%s\n", j.str().c_str());
@@ -256,8 +272,9 @@ int main(int argc, char** argv) {
         if (!gr.leverage.empty())
           std::printf("greeks: leverage: %zu nodes, sum = %.17g, max |d price / d L| = %.17g\n", gr.leverage.size(),
                       lev_sum, lev_max);
-        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu\n", ck_desc.c_str(),
-                    static_cast<long long>(gr.recomputed_steps), gr.peak_bytes);
+        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu  kept_steps = %lld  kept_bytes = %zu\n",
+                    ck_desc.c_str(), static_cast<long long>(gr.recomputed_steps), gr.peak_bytes,
+                    static_cast<long long>(gr.kept_steps), gr.kept_bytes);
         std::printf("forward_tape_s = %.6g  reverse_s = %.6g  adjoint_factor = %.3g\n", gr.forward_s, gr.reverse_s,
                     factor);
       }

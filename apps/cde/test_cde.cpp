@@ -11,7 +11,9 @@
 // save-all, the adjoint solver's price bitwise the primal's. The adjoint step external
 // (cde_hv_step): a dot-product test of its adjoint in u (HV, Douglas, t-dependent leverage) and
 // in the parameters (central differences), and its Greeks against the recorded loop-level
-// path's (CdeConfig::recorded_adjoint) to 1e-11 relative (not bitwise: other summation orders).
+// path's (CdeConfig::recorded_adjoint) to 1e-11 relative (not bitwise: other summation orders);
+// the stages kept by the forward (CdeConfig::stage_bytes: all, none, some steps; Revolve) give
+// the recomputing reverse's Greeks bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -157,6 +159,16 @@ double richardson(const std::function<double(double)>& f, double h) {
   const double d1 = (f(h) - f(-h)) / (2 * h), d2 = (f(h / 2) - f(-h / 2)) / h;
   return (4 * d2 - d1) / 3;
 }
+// The parameters (kappa, theta, sigma, rho, r_d) moved by h along dir, and a gradient's
+// (Greeks or Adjoints: fields kappa .. rd) derivative along dir.
+constexpr double kDir[5] = {0.3, 0.01, 0.05, 0.1, 0.005};
+void shift_params(HestonParams& p, double h, const double (&dir)[5] = kDir) {
+  p.kappa += h * dir[0], p.theta += h * dir[1], p.sigma += h * dir[2], p.rho += h * dir[3], p.rd += h * dir[4];
+}
+template <class G>
+double along(const G& g, const double (&dir)[5] = kDir) {
+  return g.kappa * dir[0] + g.theta * dir[1] + g.sigma * dir[2] + g.rho * dir[3] + g.rd * dir[4];
+}
 std::shared_ptr<Leverage> skew() {
   return std::make_shared<Leverage>(read_leverage_csv(STARDIFF_CDE_TESTDATA "/leverage_skew.csv"));
 }
@@ -207,14 +219,11 @@ TEST(CdeGreeks, MatchCentralDifferences) {
 TEST(CdeGreeks, TaylorTest) {
   const CdeConfig c0 = small();
   const Greeks g = greeks(c0);
-  const double dir[5] = {0.3, 0.01, 0.05, 0.1, 0.005};  // kappa, theta, sigma, rho, rd
-  const double dJ = g.kappa * dir[0] + g.theta * dir[1] + g.sigma * dir[2] + g.rho * dir[3] + g.rd * dir[4];
   const TaylorTest t = check_gradient([&](double h) {
     CdeConfig c = c0;
-    c.p.kappa += h * dir[0], c.p.theta += h * dir[1], c.p.sigma += h * dir[2], c.p.rho += h * dir[3];
-    c.p.rd += h * dir[4];
+    shift_params(c.p, h);
     return solve(c);
-  }, dJ, {0.4, 0.2, 0.1, 0.05});
+  }, along(g), {0.4, 0.2, 0.1, 0.05});
   EXPECT_TRUE(t.passed) << t.report();
   EXPECT_FALSE(t.roundoff_only) << t.report();
 }
@@ -263,6 +272,47 @@ TEST(CdeGreeks, RevolveBitwiseSaveAll) {
                    &Greeks::sigma, &Greeks::rho, &Greeks::rd})
       EXPECT_EQ(a.*f, r.*f);
     EXPECT_EQ(a.leverage, r.leverage);
+  }
+}
+
+// The stages kept by the forward (CdeConfig::stage_bytes) against recomputed ones: the same
+// kernels on the same inputs, so the same Greeks bit for bit; all steps kept (default), none (0),
+// the first few (a budget between), none under Revolve; one solver's repeated taped runs. HV with
+// damping steps, with and without a t-dependent leverage.
+TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
+  for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
+    CdeConfig c = small(lev);
+    const int total = c.steps + c.damping;
+    const std::size_t grid = sizeof(double) * static_cast<std::size_t>(c.ns + 2) * (c.nv + 3);
+    ASSERT_GE(c.damping, 1);
+    const Greeks all = greeks(c);
+    EXPECT_EQ(all.kept_steps, total);
+    EXPECT_EQ(all.kept_bytes, grid * (2 * c.damping + 4 * c.steps));
+    c.stage_bytes = 0;
+    const Greeks none = greeks(c);
+    EXPECT_EQ(none.kept_steps, 0);
+    c.stage_bytes = grid * (2 * c.damping + 4 * 3) + grid;  // the damping steps and three HV steps
+    const Greeks some = greeks(c);
+    EXPECT_EQ(some.kept_steps, c.damping + 3);
+    c.stage_bytes = std::size_t{2} << 30;
+    const Greeks rev = greeks(c, Checkpointing::revolve(total, 3));
+    EXPECT_EQ(rev.kept_steps, 0);
+    EXPECT_EQ(none.peak_bytes, all.peak_bytes);  // the kept stages are not the tape's
+    // One solver, taped thrice: the second run reuses the first's stage memory; Revolve drops it.
+    SequentialExecutor ex;
+    CdeConfig ca = small(lev);
+    ca.adjoint = true;
+    CdeSolver solver(ex, ca);
+    const Greeks again1 = solver.greeks(), again2 = solver.greeks(),
+                 again3 = solver.greeks(Checkpointing::revolve(total, 3));
+    EXPECT_EQ(again2.kept_steps, total);
+    EXPECT_EQ(again3.kept_steps, 0);
+    for (const Greeks* g : {&none, &some, &rev, &again1, &again2, &again3}) {
+      for (auto f : {&Greeks::price, &Greeks::delta, &Greeks::gamma, &Greeks::v0, &Greeks::vega, &Greeks::kappa,
+                     &Greeks::theta, &Greeks::sigma, &Greeks::rho, &Greeks::rd})
+        EXPECT_EQ(all.*f, g->*f);
+      EXPECT_EQ(all.leverage, g->leverage);
+    }
   }
 }
 
@@ -328,12 +378,10 @@ TEST(CdeAdjoint, StepDotProduct) {
     const CdeSolver::Adjoints a = as.adjoint_from(u0, w);
     const double lhs = dot(jdu, w), rhs = dot(du, a.u0);
     EXPECT_NEAR(lhs, rhs, 1e-12 * std::abs(lhs)) << lhs << " vs " << rhs;
-    const double dir[5] = {0.3, 0.01, 0.05, 0.1, 0.005};  // kappa, theta, sigma, rho, rd
-    const double dp = a.kappa * dir[0] + a.theta * dir[1] + a.sigma * dir[2] + a.rho * dir[3] + a.rd * dir[4];
+    const double dp = along(a);
     const double fd = richardson([&](double h) {
       CdeConfig cc = c;
-      cc.p.kappa += h * dir[0], cc.p.theta += h * dir[1], cc.p.sigma += h * dir[2], cc.p.rho += h * dir[3];
-      cc.p.rd += h * dir[4];
+      shift_params(cc.p, h);
       return dot(primal(cc, u0), w);
     }, 1e-3);
     EXPECT_NEAR(dp, fd, 1e-8 * std::abs(fd)) << dp << " vs " << fd;

@@ -66,7 +66,8 @@ if(TARGET stardiff-cde)
       "--leverage;${td}/leverage_nonincreasing.csv" "--leverage;${td}/leverage_nonincreasing_t.csv"
       "--leverage;${td}/leverage_bad_cell.csv" "--leverage;${td}/no_such_file.csv"
       "--adjoint;--checkpoints;0" "--adjoint;--checkpoints;-2" "--adjoint;--checkpoints;abc" "--adjoint;--checkpoints"
-      "--checkpoints;3" "--adjoint;--rho;1.5" "--adjoint;--sigma;-0.3" "--adjoint;--v0;-0.01")
+      "--checkpoints;3" "--stage-memory;64" "--adjoint;--stage-memory;-1" "--adjoint;--stage-memory;x"
+      "--adjoint;--stage-memory" "--adjoint;--rho;1.5" "--adjoint;--sigma;-0.3" "--adjoint;--v0;-0.01")
     string(REPLACE "${td}/" "" short "${bad}")
     string(MAKE_C_IDENTIFIER "${short}" tag)
     add_test(NAME cde.bad_args${tag} COMMAND sh -c "\"$<TARGET_FILE:stardiff-cde>\" --ns 20 --nv 10 --steps 2 \"$@\"; test $? -eq 2" sh ${bad})
