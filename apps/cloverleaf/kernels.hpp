@@ -555,16 +555,16 @@ struct PdvUpdate {
                W energy1_a1s) const {
     const double vol = volume(0, 0), tf = total(0, 0), rho = density0(0, 0);
     const double p = pressure(0, 0), q = viscosity(0, 0);
-    const double s = vol + tf, vcs = vol / s, rv = 1.0 / vol;
-    const double a = p / rho + q / rho;
+    const double rs = 1.0 / (vol + tf), vcs = vol * rs, rv = 1.0 / vol, rr = 1.0 / rho;
+    const double a = (p + q) * rr;
     const double d1b = density1_a1s(0, 0), e1b = energy1_a1s(0, 0);
     energy0_a1s(0, 0) += e1b;
     const double ecb = -e1b, vcsb = rho * d1b;
-    const double ab = tf * rv * ecb, rvb = a * tf * ecb;
-    pressure_a1s(0, 0) += ab / rho;
-    viscosity_a1s(0, 0) += ab / rho;
-    density0_a1s(0, 0) += vcs * d1b - p / (rho * rho) * ab - q / (rho * rho) * ab;
-    total_a1s(0, 0) += a * rv * ecb - vol / (s * s) * vcsb;
+    const double ab = tf * rv * ecb, abr = ab * rr;
+    pressure_a1s(0, 0) += abr;
+    viscosity_a1s(0, 0) += abr;
+    density0_a1s(0, 0) += vcs * d1b - a * abr;
+    total_a1s(0, 0) += a * rv * ecb - vcs * rs * vcsb;
   }
 };
 struct Copy2 {  // a1 = a0, b1 = b0 (revert, reset_field)
@@ -848,8 +848,9 @@ struct AdvecCellFlux {
     at(energy1_a1s, o_u) -= l2b * l2.diffuw;
     at(energy1_a1s, o_w) += l2b * l2.diffdw;
     at(energy1_a1s, o_d) += e_db;
-    mfb += sgn(mf) / (rho_d * pre_d) * smb;
-    double rho_db = -sigmam / rho_d * smb, pre_db = -sigmam / pre_d * smb;
+    const double rrd = 1.0 / rho_d, rpd = 1.0 / pre_d;
+    mfb += sgn(mf) * rrd * rpd * smb;
+    double rho_db = -sigmam * rrd * smb, pre_db = -sigmam * rpd * smb;
     double vfb = (rho_d + l1.l) * mfb;
     rho_db += vf * mfb;
     const double l1b = vf * mfb;
@@ -861,8 +862,8 @@ struct AdvecCellFlux {
     at(density1_a1s, o_w) += l1b * l1.diffdw;
     at(density1_a1s, o_d) += rho_db;
     stb += -s4b + (vd0 / vd_dif) * s3b;
-    vfb += (pos ? 1.0 : -1.0) / pre_d * stb;
-    pre_db += -sigmat / pre_d * stb;
+    vfb += (pos ? rpd : -rpd) * stb;
+    pre_db += -sigmat * rpd * stb;
     at(pre_vol_a1s, o_pre) += pre_db;
     vol_flux_a1s(0, 0) += vfb;
   }
@@ -886,14 +887,15 @@ struct AdvecCellUpdate {
     const double pm = d1 * pv;
     const double post_m = pm + mass_flux(0, 0) - up(mass_flux);
     const double n = e1 * pm + ener_flux(0, 0) - up(ener_flux);
-    const double post_e = n / post_m;
-    const double av = pv + vol_flux(0, 0) - up(vol_flux);
-    const double d1n = post_m / av;
+    const double rpm = 1.0 / post_m;
+    const double post_e = n * rpm;
+    const double rav = 1.0 / (pv + vol_flux(0, 0) - up(vol_flux));
+    const double d1n = post_m * rav;
     const double d1nb = density1_a1s(0, 0), post_eb = energy1_a1s(0, 0);
-    double post_mb = d1nb / av;
-    const double avb = -d1n / av * d1nb;
-    const double nb = post_eb / post_m;
-    post_mb += -post_e / post_m * post_eb;
+    double post_mb = d1nb * rav;
+    const double avb = -d1n * post_mb;
+    const double nb = post_eb * rpm;
+    post_mb += -post_e * nb;
     const double pmb = e1 * nb + post_mb;
     ener_flux_a1s(0, 0) += nb;
     up(ener_flux_a1s) -= nb;
@@ -1036,10 +1038,10 @@ struct MomFlux {
       const double mmb = wind * (1.0 - sigma) * advb;
       double auwb = 0, adwb = 0;
       if (which == 0) {
-        const double zb = width / 6.0 * mmb;
-        sigmab += (-adw / width + auw / c_dif) * zb;
-        adwb += (2.0 - sigma) / width * zb;
-        auwb += (1.0 + sigma) / c_dif * zb;
+        const double zb = width / 6.0 * mmb, rw = 1.0 / width, rc = 1.0 / c_dif;
+        sigmab += (-adw * rw + auw * rc) * zb;
+        adwb += (2.0 - sigma) * rw * zb;
+        auwb += (1.0 + sigma) * rc * zb;
       } else if (which == 1) {
         auwb += mmb;
       } else {
@@ -1051,8 +1053,9 @@ struct MomFlux {
       at(vel1_a1s, o_w) += dwb;
     }
     at(vel1_a1s, o_d) += v_db;
-    nfb += (neg ? -1.0 : 1.0) / m_d * sigmab;
-    at(node_mass_pre_a1s, o_m) += -sigma / m_d * sigmab;
+    const double rm = 1.0 / m_d;
+    nfb += (neg ? -rm : rm) * sigmab;
+    at(node_mass_pre_a1s, o_m) += -sigma * rm * sigmab;
     node_flux_a1s(0, 0) += nfb;
   }
 };
@@ -1067,9 +1070,10 @@ struct MomUpdate {
                W node_mass_post_a1s, R vel1, W vel1_a1s) const {
     const double low = D == 0 ? mom_flux(-1, 0) : mom_flux(0, -1);
     const double v = vel1(0, 0), pre = node_mass_pre(0, 0), post = node_mass_post(0, 0);
-    const double vn = (v * pre + low - mom_flux(0, 0)) / post;
-    const double vb = vel1_a1s(0, 0), nb = vb / post;
-    node_mass_post_a1s(0, 0) += -vn / post * vb;
+    const double rp = 1.0 / post;
+    const double vn = (v * pre + low - mom_flux(0, 0)) * rp;
+    const double vb = vel1_a1s(0, 0), nb = vb * rp;
+    node_mass_post_a1s(0, 0) += -vn * nb;
     node_mass_pre_a1s(0, 0) += v * nb;
     if constexpr (D == 0) mom_flux_a1s(-1, 0) += nb;
     else mom_flux_a1s(0, -1) += nb;

@@ -176,7 +176,7 @@ bool loop_is_active(const std::vector<LoopArgDesc>& args) {
 
 bool all_unit(const std::vector<LoopArgDesc>& args) {
   for (const auto& a : args)
-    if (a.kind == LoopArgDesc::Kind::Dat && (a.dat->dim() != 1 || !a.dat->has_axis(0))) return false;
+    if (a.kind == LoopArgDesc::Kind::Dat && a.dat->dim() != 1) return false;
   return true;
 }
 

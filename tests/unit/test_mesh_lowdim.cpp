@@ -3,7 +3,8 @@
 // celldy(y) read broadcast on a 2-D block give bitwise the full-dat reference; their
 // adjoints (summed along the missing axes) against the reference, finite differences and
 // a dot-product test; writes over the full block are Errors; a 3-D broadcast read; a dat
-// lacking every axis written by one-point loops anywhere, with its adjoint.
+// lacking every axis written by one-point loops anywhere, with its adjoint; a dat lacking x
+// read at x offsets in a unit-stride loop (its broadcast rows), twice per point.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -272,4 +273,59 @@ TEST(MeshLowdim, ThreeDimensionalBroadcastMatchesFull) {
   Dat<double> a(b, "a", Halo{}, {.axes = {0, 1}});
   EXPECT_EQ(a.tiles(), 1);
   EXPECT_EQ(error_of([&] { par_loop_passive("f", b, Range{0, 5, 0, 4, 0, 1}, Fill3{}, arg_dat(a, Stencil::zero(3), WRITE)); }), "");
+}
+
+namespace {
+// w = u cy(1,0) + u(0,1) cy(-1,1) cy(0,0): a dat lacking x read at x offsets (the same
+// element as offset 0) and incremented twice per point in its adjoint.
+struct XOffsets {
+  static constexpr unsigned adjoint_reads = 0b11;
+  void operator()(Acc<const double> u, Acc<const double> cy, Acc<double> w) const {
+    w(0, 0) = u(0, 0) * cy(1, 0) + u(0, 1) * cy(-1, 1) * cy(0, 0);
+  }
+  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> cy, Acc<double> cy_a1s,
+               Acc<const double>, Acc<double> w_a1s) const {
+    const double wb = w_a1s(0, 0);
+    u_a1s(0, 0) += cy(1, 0) * wb;
+    u_a1s(0, 1) += cy(-1, 1) * cy(0, 0) * wb;
+    cy_a1s(1, 0) += u(0, 0) * wb;
+    cy_a1s(-1, 1) += u(0, 1) * cy(0, 0) * wb;
+    cy_a1s(0, 0) += u(0, 1) * cy(-1, 1) * wb;
+  }
+};
+struct XOffsetsResult {
+  DatView<double> w, du, dcy;
+};
+XOffsetsResult run_xoffsets(int tiles, bool full) {
+  SequentialExecutor ex;
+  Block b(ex, "grid", {NX, NY}, tiles);
+  Dat<double> u(b, "u", Halo{1}), w(b, "w", Halo{0});
+  Dat<double> cy(b, "celldy", Halo({1, 0, 0}, {1, 1, 0}), full ? DatOptions{} : DatOptions{.axes = {1}});
+  u.set([](int i, int j, int) { return lowdim::u0(i, j); });
+  cy.set([](int, int j, int) { return lowdim::dy0(j); });
+  Tape tape("xoffsets");
+  tape.start();
+  par_loop("xoffsets", b, b.interior(), XOffsets{}, arg_dat(u, Stencil(2, {0, 0, 0, 1}, "u_pts"), READ),
+           arg_dat(cy, Stencil(2, {1, 0, -1, 1, 0, 0}, "cy_pts"), READ), arg_dat(w, Stencil::zero(2), WRITE));
+  tape.stop();
+  tape.seed(w, [&](int i, int j, int, int) { return 0.5 + 0.1 * i - 0.05 * j; });
+  tape.reverse();
+  ex.wait_all();
+  return {w.values(), u.adjoint(), cy.adjoint()};
+}
+}  // namespace
+
+TEST(MeshLowdim, XOffsetsOnMissingAxisInUnitLoop) {
+  const auto full = run_xoffsets(1, true);
+  for (int tiles : {1, 3}) {
+    const auto low = run_xoffsets(tiles, false);
+    EXPECT_EQ(low.w.data, full.w.data) << "tiles=" << tiles;
+    EXPECT_EQ(low.du.data, full.du.data) << "tiles=" << tiles;
+    for (int j = 0; j <= NY; ++j) {
+      double s = 0;
+      for (int i = -1; i <= NX; ++i) s += full.dcy(i, j);
+      EXPECT_NEAR(low.dcy(0, j), s, 1e-13 * (1 + std::fabs(s))) << "dJ/dcelldy at " << j << ", tiles=" << tiles;
+      EXPECT_NE(s, 0.0);
+    }
+  }
 }

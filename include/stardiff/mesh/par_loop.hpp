@@ -43,7 +43,8 @@
 //    writing >= 8 MiB per WRITE output assembles each output row in a cache-resident
 //    buffer and stores it with non-temporal stores (no write-allocate traffic; WRITE
 //    arguments must not be read by the kernel) when stream stores are on (below).
-//    Loops with a dat lacking x (or with dim > 1) use runtime x strides.
+//    Loops with a dat of dim > 1 use runtime x strides; READ dats lacking x are read
+//    (and their adjoints gathered) through rows broadcast along x (detail/loop_state.hpp).
 #pragma once
 #include <cstddef>
 #include <string>

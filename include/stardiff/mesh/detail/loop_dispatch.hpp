@@ -136,6 +136,7 @@ void run_adjoint(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std:
   (std::get<I>(st).init(la.slot[I], t), ...);
   const K kernel = la.kernel;
   const int n = la.hi[0] - la.lo[0];
+  (std::get<I>(st).prepare(n), ...);
   for (int k = la.lo[2]; k < la.hi[2]; ++k)
     for (int j = la.lo[1]; j < la.hi[1]; ++j) {
       (std::get<I>(st).set_row(la.lo[0], j, k), ...);
@@ -144,6 +145,7 @@ void run_adjoint(const LoopArgs<K, sizeof...(A)>& la, const TaskContext& t, std:
                    std::tuple_cat(std::get<I>(st).template adjoint<active_bit<I, Mask, A...>()>(di)...));
         (std::get<I>(st).after_adjoint_point(di), ...);
       }
+      (std::get<I>(st).end_row_adjoint(), ...);
     }
   (std::get<I>(st).finish_adjoint(la.slot[I], t), ...);
   if ((la.slot[I].poison || ...)) {

@@ -71,6 +71,11 @@ void bind_arg(const ArgDat<T, M>& a, const LoopArgDesc& d, int t, bool adjoint, 
           RecordedLoop*, std::size_t) {
   s.g = a.dat->geom(t);
   s.dim = a.dat->dim();
+  s.xless = M == Mode::Read && !a.dat->has_axis(0);
+  for (int k = 0; k < 3; ++k) {
+    s.st_lo[k] = d.st_min[k];
+    s.st_hi[k] = d.st_max[k];
+  }
   s.poison = adjoint && d.poison && std::is_floating_point_v<T>;
   s.label = a.dat->name().c_str();
   s.buf = static_cast<int>(acc.size());

@@ -29,6 +29,8 @@ struct Slot {
   int arg = 0;                        // argument index
   bool poison = false;                // verify mode: the adjoint reads NaN for this primal
   bool clear = false;                 // adjoint buffer is a partial the task zeroes first
+  bool xless = false;                 // a READ dat lacking x in a unit-stride loop: broadcast rows
+  int st_lo[3] = {0, 0, 0}, st_hi[3] = {0, 0, 0};  // its stencil's extents
   const char* label = nullptr;        // verify mode: the dat's name
   alignas(16) unsigned char gbl[64] = {};
 };
@@ -183,15 +185,27 @@ struct State<ArgDat<T, M>, Unit, Stream> {
   // Streaming: a WRITE argument's row is assembled in `buf` (cache-resident), then
   // stored with non-temporal stores at the end of the row.
   static constexpr bool kStream = Stream && Unit && M == Mode::Write && std::is_same_v<T, double>;
+  // Unit loops, READ dats lacking x (Slot::xless): the elements a row's points read are
+  // broadcast along x into `bx` (stencil rows of n + 2 hx points), so the kernel sees x
+  // stride 1; their adjoint increments go to `bxa` (zeroed per row) and are added to the
+  // dat at the end of the row in x order (the order of the points when the kernel
+  // increments an element once per point, so the sums are those of the strided loop).
+  static constexpr bool kBcast = Unit && M == Mode::Read;
   std::unique_ptr<T[]> buf;
   std::unique_ptr<T[]> poisoned;  // verify mode: what an undeclared primal read sees
+  std::unique_ptr<T[]> bx, bxa;
   T* out = nullptr;
   T* base = nullptr;
   T* abase = nullptr;
   T* row = nullptr;
   T* arow = nullptr;
+  T* src = nullptr;   // xless: the dat's element read at offset 0 (and its adjoint)
+  T* asrc = nullptr;
   long long origin = 0, sx_ = 1, sy = 0, sz = 0;
+  long long ay = 0, az = 0;  // strides the accessors see (the buffer's when xless)
   int dim = 1;
+  bool xless = false;
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, bl = 0, bn = 0;
   long long sx() const {
     if constexpr (Unit) return 1;
     else return sx_;
@@ -199,9 +213,16 @@ struct State<ArgDat<T, M>, Unit, Stream> {
   void init(const Slot& s, const TaskContext& t) {
     origin = s.g.origin;
     sx_ = s.g.s[0];
-    sy = s.g.s[1];
-    sz = s.g.s[2];
+    ay = sy = s.g.s[1];
+    az = sz = s.g.s[2];
     dim = s.dim;
+    if constexpr (kBcast) {
+      xless = s.xless;
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = s.st_lo[d];
+        hi[d] = s.st_hi[d];
+      }
+    }
     base = t.buffers[s.buf].template data<T>();
     if (s.buf2 >= 0) abase = t.buffers[s.buf2].template data<T>();
     if (s.clear && abase) std::memset(static_cast<void*>(abase), 0, t.buffers[s.buf2].count() * sizeof(T));
@@ -219,7 +240,14 @@ struct State<ArgDat<T, M>, Unit, Stream> {
     return abase ? poison_in(abase, t.buffers[s.buf2].count()) : -1;
   }
   void set_row(int i0, int j, int k) {
-    long long off = origin + i0 * sx() + j * sy + k * sz;
+    if constexpr (kBcast) {
+      if (xless) {
+        bcast_row(j, k);
+        return;
+      }
+    }
+    // A dat lacking x has x stride 0 (in a unit loop only READ ones may span x points).
+    long long off = origin + (Unit && sx_ == 0 ? 0 : i0 * sx()) + j * sy + k * sz;
     row = base + off;
     if (abase) arow = abase + off;
     if constexpr (kStream) {
@@ -227,8 +255,35 @@ struct State<ArgDat<T, M>, Unit, Stream> {
       row = buf.get();  // row-local buffer (WRITE args have a zero stencil)
     }
   }
+  void bcast_row(int j, int k) {
+    const int ny = hi[1] - lo[1] + 1, nz = hi[2] - lo[2] + 1;
+    src = base + origin + j * sy + k * sz;
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y) {
+        const T v = src[(lo[1] + y) * sy + (lo[2] + z) * sz];
+        T* b = bx.get() + static_cast<long long>(z * ny + y) * bl;
+        for (int x = 0; x < bl; ++x) b[x] = v;
+      }
+    const long long o = static_cast<long long>(-lo[2] * ny - lo[1]) * bl - lo[0];
+    row = bx.get() + o;
+    ay = bl;
+    az = static_cast<long long>(bl) * ny;
+    if (abase) {
+      asrc = abase + origin + j * sy + k * sz;
+      std::memset(static_cast<void*>(bxa.get()), 0, static_cast<std::size_t>(bn) * sizeof(T));
+      arow = bxa.get() + o;
+    }
+  }
   void prepare(int n) {
     if constexpr (kStream) buf.reset(new T[n > 0 ? n : 1]);
+    if constexpr (kBcast) {
+      if (xless) {
+        bl = (n > 0 ? n : 1) + hi[0] - lo[0];
+        bn = bl * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+        bx.reset(new T[bn]);
+        if (abase) bxa.reset(new T[bn]);
+      }
+    }
   }
   void end_row(int n) {
     if constexpr (kStream) {
@@ -236,17 +291,33 @@ struct State<ArgDat<T, M>, Unit, Stream> {
       row = out;  // the NaN check reads the stored row
     }
   }
+  // After an adjoint row: xless READ dats add the row's increments to their elements.
+  void end_row_adjoint() {
+    if constexpr (kBcast) {
+      if (xless && abase) {
+        const int ny = hi[1] - lo[1] + 1, nz = hi[2] - lo[2] + 1;
+        for (int z = 0; z < nz; ++z)
+          for (int y = 0; y < ny; ++y) {
+            T& a = asrc[(lo[1] + y) * sy + (lo[2] + z) * sz];
+            const T* b = bxa.get() + static_cast<long long>(z * ny + y) * bl;
+            T acc = a;
+            for (int x = 0; x < bl; ++x) acc += b[x];
+            a = acc;
+          }
+      }
+    }
+  }
   auto primal(int di) const {
     using P = std::conditional_t<M == Mode::Read, const T, T>;
-    return Acc<P>{row + di * sx(), sx(), sy, sz};
+    return Acc<P>{row + di * sx(), sx(), ay, az};
   }
   template <bool Active>
   auto adjoint(int di) const {
     if constexpr (Active)
-      return std::tuple<Acc<const T>, Acc<T>>{Acc<const T>{row + di * sx(), sx(), sy, sz},
-                                              Acc<T>{arow + di * sx(), sx(), sy, sz}};
+      return std::tuple<Acc<const T>, Acc<T>>{Acc<const T>{row + di * sx(), sx(), ay, az},
+                                              Acc<T>{arow + di * sx(), sx(), ay, az}};
     else
-      return std::tuple<Acc<const T>>{Acc<const T>{row + di * sx(), sx(), sy, sz}};
+      return std::tuple<Acc<const T>>{Acc<const T>{row + di * sx(), sx(), ay, az}};
   }
   void after_adjoint_point(int di) const {
     if constexpr (M == Mode::Write) {
@@ -284,6 +355,7 @@ struct State<ArgGbl<T>, Unit, Stream> {
     return {&value};
   }
   void after_adjoint_point(int) const {}
+  void end_row_adjoint() {}
   void finish_primal(const Slot&, const TaskContext&) {}
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
@@ -337,6 +409,7 @@ struct State<ArgReduce<T>, Unit, Stream> {
     return {post, eff};
   }
   void after_adjoint_point(int) const {}
+  void end_row_adjoint() {}
   void finish_primal(const Slot&, const TaskContext&) {
     if (track) arows.finish();
     else rows.finish();
@@ -368,6 +441,7 @@ struct State<ArgIdx, Unit, Stream> {
     return {idx};
   }
   void after_adjoint_point(int) const {}
+  void end_row_adjoint() {}
   void finish_primal(const Slot&, const TaskContext&) {}
   void finish_adjoint(const Slot&, const TaskContext&) {}
   int nan_in_row(int) const { return -1; }
@@ -395,6 +469,7 @@ struct State<ArgScalar<T>, Unit, Stream> {
     return {&value, rows.at(di)};
   }
   void after_adjoint_point(int) const {}
+  void end_row_adjoint() {}
   void finish_primal(const Slot&, const TaskContext&) {}
   void finish_adjoint(const Slot&, const TaskContext&) { rows.finish(); }
   int nan_in_row(int) const { return -1; }
