@@ -368,6 +368,7 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
       wcopy.push_back(Handle::managed_vector(len, sizeof(double), "ldlt_window_copy"));
     }
   } else {
+    ctx->big[s].pre = nullptr;  // no buffer of an earlier graph's device front
     blk.reserve(nblk);
     win.reserve(nwin);
     for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block").set_owner(token.owner());
@@ -547,6 +548,8 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
     }
   }
   ex.wait_all();  // the tokens go out of scope here
+  for (int t = 0; t < nt; ++t)  // a device front whose begin did not run (failed attempt) keeps none
+    if (S.task_split[t]) ctx->big[S.task_lo[t]].pre = nullptr;
   if (dist) {  // every rank reads every gather vector (collective, in task order)
     const int me = mpi_rank();
     int worst = 0;
