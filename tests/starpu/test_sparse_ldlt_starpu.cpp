@@ -8,7 +8,9 @@
 // paused) where nothing else is in flight; a quasi-definite matrix keeps its unpivoted
 // factorization (no delays), and a positive-diagonal indefinite one is rejected and pivoted;
 // split fronts as fork-join tasks (STARDIFF_LDLT_FORK_JOIN=force) equal their panel/update
-// tasks to 1e-14 relative and are bitwise reproducible.
+// tasks to 1e-14 relative and are bitwise reproducible; device fronts (forced on CPU
+// workers) equal the split fronts' tasks to 1e-12 relative, and a malformed
+// STARDIFF_LDLT_CUDA_MIN is an Error.
 // Runs under eager, lws and dmda (ctest); the ForkJoin tests also under peager and pheft
 // with 4 CPU workers (combined workers of up to 4 CPUs, OpenMP inside the fork-join task).
 #include <gtest/gtest.h>
@@ -426,6 +428,26 @@ TEST(SparseLdltStarpu, DeviceFrontTwinsMatchSplitFronts) {
     EXPECT_LE(dev.si.backward_error, 1e-14);
     if (m == 1) EXPECT_GT(dev.fi.delayed, 0);
   }
+}
+
+TEST(SparseLdltStarpu, BadCudaMinIsAnError) {
+  // STARDIFF_LDLT_CUDA_MIN is read where device fronts may run: anything but a non-negative
+  // integer is an Error naming it (forced here: no CUDA worker on this executor).
+  StarpuExecutor par;
+  const CscMatrix32 A = laplacian3d(14, false);
+  sparse::detail::set_device_fronts_without_cuda(true);
+  for (const char* bad : {"big", "-1", "12x"}) {
+    stardiff::testing::ScopedEnv env("STARDIFF_LDLT_CUDA_MIN", bad);
+    Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
+    l.analyze(A);
+    try {
+      l.factorize(A, &par);
+      ADD_FAILURE() << "no error for STARDIFF_LDLT_CUDA_MIN=" << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("STARDIFF_LDLT_CUDA_MIN"), std::string::npos) << e.what();
+    }
+  }
+  sparse::detail::set_device_fronts_without_cuda(false);
 }
 
 TEST(SparseLdltStarpu, SingularMatchesSequential) {
