@@ -102,8 +102,8 @@ void big_finish_cpu(const TaskContext& t) {
   if (a.ctx->dist) gather_and_send(t, *a.ctx, a.t, a.base);
 }
 // ---- device fronts (ldlt_tasks.hpp): the panel writes its window's copy, the update reads it.
-// A window copy of the pivots K = [k0, k1) of a front of order m0 holds, column-major with
-// ld r = m0 - k1 (at least 1 element): L(k1:m0, K), then W = L(k1:m0, K) D (front_times_d_cpu).
+// A window copy of the pivots K = [k0, k1) of a front of order m0 (2 m0 nb doubles) holds,
+// column-major with ld r = m0 - k1: L(k1:m0, K), then W = L(k1:m0, K) D (front_times_d_cpu).
 struct LdltDevArgs {
   const NumericCtx* ctx;
   int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
@@ -362,11 +362,11 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
       bh.push_back(store.blocks.back().get());
     }
     wcopy.reserve(nwin);
-    for (int w = 0; w < nwin; ++w) {
-      const int k1 = std::min((w + 1) * nb, p0), nw = k1 - w * nb;
-      const std::size_t len = std::max<std::size_t>(1, 2 * std::size_t(m0 - k1) * std::size_t(nw));
-      wcopy.push_back(Handle::managed_vector(len, sizeof(double), "ldlt_window_copy"));
-    }
+    // One length for every window of the front (the largest need, 2 (m0 - k1) nw <= 2 m0 nb):
+    // the update tasks of a front then share their perf-model footprints (block sizes and
+    // the number of windows), so dmda calibrates them within a factorization.
+    const std::size_t len = 2 * std::size_t(m0) * std::size_t(nb);
+    for (int w = 0; w < nwin; ++w) wcopy.push_back(Handle::managed_vector(len, sizeof(double), "ldlt_window_copy"));
   } else {
     ctx->big[s].pre = nullptr;  // no buffer of an earlier graph's device front
     blk.reserve(nblk);
