@@ -5,12 +5,15 @@
 # (gpu-bundle/stardiff-gpu.tar.gz, or GPU_BUNDLE=FILE). Contract:
 #   1. prints nvidia-smi and stardiff-info's StarPU workers under STARPU_NCUDA=1 (and
 #      under STARPU_NCUDA = devices + 1: it must neither hang nor crash);
-#   2. runs every bundled tests/cuda binary: PASS (0), SKIP (77) or FAIL (anything else;
-#      a SKIP while a device is present is a FAIL: the test could not see it);
+#   2. runs every bundled tests/cuda binary (STARDIFF_SHARED_DATA = the bundle's data/):
+#      PASS (0), SKIP (77) or FAIL (anything else; a SKIP while a device is present is a
+#      FAIL: the test could not see it);
 #   3. with STARPU_NCUDA=1, then STARPU_NCUDA=0: stardiff-ldlt on the 7-point 3-D Laplacian
 #      (N^3, N = GPU_CHECK_LAPLACIAN_N, default 60, generated here) and on two shared
 #      matrices, stardiff-poisson N x N (GPU_CHECK_POISSON_N, default 8192) primal and
 #      adjoint, stardiff-pf on case9241pegase (Newton), and its --batch of 1000 scenarios
+#      (LDL^T: the split fronts of order >= STARDIFF_LDLT_CUDA_MIN, default 2048, update on
+#      the GPU where dmda sends them; the Laplacian's large fronts are such fronts)
 #      when the driver has --batch; the two runs of a step must agree (LDL^T inertia, the
 #      Poisson E to 1e-12, the power-flow iteration count);
 #   4. prints one table: the time of each step (JSON key named in the table) under each
@@ -137,7 +140,7 @@ echo "== tests/cuda"
 NT=0; NP=0; NS=0; NF=0
 for t in "$BIN"/test_*; do
   n=$(basename "$t"); NT=$((NT + 1))
-  run_step "$OUTD/logs/$n" env STARPU_NCUDA=1 "$t"
+  run_step "$OUTD/logs/$n" env STARPU_NCUDA=1 STARDIFF_SHARED_DATA="$DATA" "$t"
   case "$RC" in
     0) NP=$((NP + 1)); echo "PASS  $n";;
     77) if [ "$HAVE_GPU" = 1 ]; then NF=$((NF + 1)); fail "$n skipped although a device is present:"

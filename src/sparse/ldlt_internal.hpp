@@ -195,8 +195,12 @@ struct NodeStats {
 // window and column block, finish). `degraded`: delayed columns arrived or a window
 // failed its pivots; finish then re-assembles the front (the children's contribution
 // blocks are kept until finish) and factorizes it in one go.
+// `pre` (a device front, ldlt_tasks.hpp): the m0 x m0 buffer the tasks' block handles cover,
+// allocated at submission; begin takes it as F when the front has no delayed columns (else
+// the front is degraded, F is fresh and pre stays unused, owned by the submission).
 struct BigFront {
   DBuf F;
+  DBuf* pre = nullptr;
   std::vector<int> idx, perm;
   int m = 0, p = 0;
   bool degraded = false;

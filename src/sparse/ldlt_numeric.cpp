@@ -299,12 +299,14 @@ void big_begin(const NumericCtx& ctx, int s) {
   if (attempt_failed(ctx)) return;
   const Symbolic& S = *ctx.sym;
   BigFront& b = ctx.big[s];
+  DBuf* const pre = b.pre;
   b = BigFront{};
   b.idx = front_rows(ctx, s, b.p);
   b.m = int(b.idx.size());
   const std::size_t mm = std::size_t(b.m);
   NodeFactor& nf = ctx.nodes[s];
-  if (nf.L.capacity() >= mm * mm) b.F = std::move(nf.L);  // a previous factorization's front: reuse it
+  if (pre && pre->size() == mm * mm) b.F = std::move(*pre);  // the buffer the block handles cover
+  else if (nf.L.capacity() >= mm * mm) b.F = std::move(nf.L);  // a previous factorization's front: reuse it
   b.F.resize(mm * mm);  // assembled by big_assemble, column block by column block
   b.degraded = b.p != S.sn_first[s + 1] - S.sn_first[s];  // delayed columns: plan does not fit
   b.perm.resize(b.m);

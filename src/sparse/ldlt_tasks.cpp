@@ -3,6 +3,7 @@
 #include "sparse/ldlt_tasks.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -10,7 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "cpu/sparse/front_ldlt.hpp"
+#include "runtime/cuda_workers.hpp"
 #include "sparse/ldlt_dist.hpp"
+
+#include <cblas.h>
+#if STARDIFF_STARPU_CUDA
+#include <starpu.h>  // STARPU_USE_CUDA where StarPU has CUDA
+#endif
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+#include <cublas_v2.h>
+#include <starpu_cublas_v2.h>
+#define STARDIFF_LDLT_CUDA 1
+#else
+#define STARDIFF_LDLT_CUDA 0
+#endif
 
 namespace stardiff::sparse::detail {
 namespace {
@@ -86,6 +101,80 @@ void big_finish_cpu(const TaskContext& t) {
   *t.buffers[0].data<std::int64_t>() = a.ctx->nodes[a.s].nelim;
   if (a.ctx->dist) gather_and_send(t, *a.ctx, a.t, a.base);
 }
+// ---- device fronts (ldlt_tasks.hpp): the panel writes its window's copy, the update reads it.
+// A window copy of the pivots K = [k0, k1) of a front of order m0 (2 m0 nb doubles) holds,
+// column-major with ld r = m0 - k1: L(k1:m0, K), then W = L(k1:m0, K) D (front_times_d_cpu).
+struct LdltDevArgs {
+  const NumericCtx* ctx;
+  int s, k0, k1, c0, c1;  // pivots [k0, k1), columns [c0, c1)
+  int m0, nb;             // the front's order (== BigFront::m when not degraded), window width
+};
+bool dev_skip(const LdltDevArgs& a) {
+  BigFront& b = a.ctx->big[a.s];
+  return b.idx.empty() || std::atomic_ref<bool>(b.degraded).load(std::memory_order_relaxed);
+}
+// Panel of a device front. Buffers: 0 = RW its column block, 1 = W its window copy. What
+// big_panel does, then the copy (only where the window took all its pivots: otherwise the
+// front is degraded and every update returns at once).
+void big_panel_dev_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltDevArgs>();
+  if (!big_window(*a.ctx, a.s, a.k0, a.k1)) return;
+  big_update(*a.ctx, a.s, a.k0, a.k1, a.k1, a.c1);
+  const BigFront& b = a.ctx->big[a.s];
+  const NodeFactor& nf = a.ctx->nodes[a.s];
+  const int r = b.m - a.k1, nw = a.k1 - a.k0;
+  double* w = t.buffers[1].data<double>();
+  for (int j = 0; j < nw; ++j) {
+    const double* col = b.F.data() + std::size_t(a.k0 + j) * std::size_t(b.m);
+    std::copy(col + a.k1, col + b.m, w + std::size_t(j) * r);
+  }
+  cpu::front_times_d_cpu(b.F.data(), b.m, a.k0, nw, nf.d.data(), nf.e.data(), nf.piv.data(), a.k1, b.m,
+                         w + std::size_t(r) * nw);
+}
+// Update of a device front's column block [c0, c1) with the pivots [k0, k1) (one window, or
+// the windows of a group). Buffers: 0 = RW the block (m0 rows, ld >= m0, column 0 = front
+// column c0), 1.. = R the window copies of [k0, k1) in window order. Per window K = [wk0,
+// wk1) (ld r = m0 - wk1): F(c0:m0, c0:c1) -= L(c0:m0, K) W(c0:c1, K)^T, one dgemm — the
+// product front_update_cols_cpu forms (its recursive lower-triangular sweep also writes the
+// upper triangle of small diagonal blocks; here the whole upper triangle of the block's
+// diagonal part receives scratch, which is never read). CPU and CUDA twins, the same call.
+template <class Gemm>
+void dev_update(const TaskContext& t, const LdltDevArgs& a, Gemm&& gemm) {
+  const int c1 = std::min(a.c1, a.m0), M = a.m0 - a.c0, N = c1 - a.c0;
+  const BufferView& blk = t.buffers[0];
+  double* C = blk.data<double>() + a.c0;  // row c0 of front column c0
+  const int ldc = int(blk.ld);
+  int q = 1;
+  for (int wk0 = a.k0; wk0 < a.k1; wk0 += a.nb, ++q) {
+    const int wk1 = std::min(wk0 + a.nb, a.k1), r = a.m0 - wk1, K = wk1 - wk0;
+    const double* L = t.buffers[q].data<double>() + (a.c0 - wk1);  // row c0 of L(:, K)
+    const double* W = L + std::size_t(r) * K;                        // row c0 of W(:, K)
+    gemm(M, N, K, L, r, W, r, C, ldc);
+  }
+}
+void big_update_dev_cpu(const TaskContext& t) {
+  const auto& a = t.arg<LdltDevArgs>();
+  if (dev_skip(a)) return;
+  dev_update(t, a, [](int M, int N, int K, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, M, N, K, -1.0, L, ldl, W, ldw, 1.0, C, ldc);
+  });
+}
+#if STARDIFF_LDLT_CUDA
+std::atomic<std::int64_t> g_cuda_updates{0};
+void big_update_dev_cuda(const TaskContext& t) {
+  const auto& a = t.arg<LdltDevArgs>();
+  if (dev_skip(a)) return;
+  cublasHandle_t h = starpu_cublas_get_local_handle();
+  cublasSetStream(h, static_cast<cudaStream_t>(t.cuda_stream));
+  dev_update(t, a, [&](int M, int N, int K, const double* L, int ldl, const double* W, int ldw, double* C, int ldc) {
+    const double minus_one = -1.0, one = 1.0;
+    const cublasStatus_t st =
+        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, M, N, K, &minus_one, L, ldl, W, ldw, &one, C, ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) throw Error("ldlt_big_update_dev: cublasDgemm failed (status " + std::to_string(int(st)) + ")");
+  });
+  g_cuda_updates.fetch_add(1, std::memory_order_relaxed);
+}
+#endif
 std::size_t solve_rows(const SolveCtx& c, int s) {
   return (c.nodes[s].idx.size() - std::size_t(c.nodes[s].nelim)) * std::size_t(c.nrhs);
 }
@@ -151,6 +240,14 @@ const Codelet cl_ldlt_big_assemble("ldlt_big_assemble", big_assemble_cpu);
 const Codelet cl_ldlt_big_panel("ldlt_big_panel", big_panel_cpu);
 const Codelet cl_ldlt_big_update("ldlt_big_update", big_update_cpu);
 const Codelet cl_ldlt_big_finish("ldlt_big_finish", big_finish_cpu);
+const Codelet cl_ldlt_big_panel_dev("ldlt_big_panel_dev", big_panel_dev_cpu);
+#if STARDIFF_LDLT_CUDA
+const Codelet cl_ldlt_big_update_dev("ldlt_big_update_dev", big_update_dev_cpu, big_update_dev_cuda);
+std::int64_t ldlt_cuda_update_count() { return g_cuda_updates.load(); }
+#else
+const Codelet cl_ldlt_big_update_dev("ldlt_big_update_dev", big_update_dev_cpu);
+std::int64_t ldlt_cuda_update_count() { return 0; }
+#endif
 const Codelet cl_ldlt_big_fork_join("ldlt_big_fork_join", big_fork_join_cpu, Parallelism::ForkJoin);
 const Codelet cl_ldlt_solve_forward("ldlt_solve_forward", ldlt_solve_forward_cpu);
 const Codelet cl_ldlt_solve_backward("ldlt_solve_backward", ldlt_solve_backward_cpu);
@@ -234,31 +331,80 @@ int count_ldlt_big_tasks(int m0, int p0, int nb, int bs) {
   return n;
 }
 
+// What a device front's tasks need beyond the tokens, kept until the graph has run: the
+// front buffers the block handles cover, then the handles (destroyed first: unregistered).
+struct DevStore {
+  std::vector<std::unique_ptr<DBuf>> fronts;
+  std::vector<std::unique_ptr<Handle>> blocks;
+};
+
+// dev (a device front): the blocks are matrix handles over a front buffer allocated here
+// (BigFront::pre), the windows the panels' copies (managed vectors: StarPU allocates each
+// where its panel runs and frees it once its last update has run), and the panels and
+// updates cl_ldlt_big_panel_dev / cl_ldlt_big_update_dev; otherwise both are tokens.
 int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0, int p0, int nb, int bs,
                     Handle& token, const std::vector<Handle*>& deps, const DistBuffers& db,
-                    std::vector<VariableHandle<std::int64_t>>& keep) {
+                    std::vector<VariableHandle<std::int64_t>>& keep, bool dev, DevStore& store) {
   const int nblk = (m0 + bs - 1) / bs, nwin = (p0 + nb - 1) / nb;
   std::vector<VariableHandle<std::int64_t>> blk, win;
-  blk.reserve(nblk);
-  win.reserve(nwin);
-  for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block").set_owner(token.owner());
-  for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window").set_owner(token.owner());
+  std::vector<Handle*> bh;  // the blocks' handles
+  std::vector<Handle> wcopy;  // dev: the window copies
+  if (dev) {
+    store.fronts.push_back(std::make_unique<DBuf>());
+    DBuf& F = *store.fronts.back();
+    F.resize(std::size_t(m0) * std::size_t(m0));
+    ctx->big[s].pre = &F;
+    for (int j = 0; j < nblk; ++j) {
+      const int ncol = std::min(bs, m0 - j * bs);
+      store.blocks.push_back(std::make_unique<Handle>(Handle::matrix(
+          F.data() + std::size_t(j) * bs * std::size_t(m0), std::size_t(m0), std::size_t(ncol), std::size_t(m0),
+          sizeof(double), "ldlt_front_block")));
+      bh.push_back(store.blocks.back().get());
+    }
+    wcopy.reserve(nwin);
+    // One length for every window of the front (the largest need, 2 (m0 - k1) nw <= 2 m0 nb):
+    // the update tasks of a front then share their perf-model footprints (block sizes and
+    // the number of windows), so dmda calibrates them within a factorization.
+    const std::size_t len = 2 * std::size_t(m0) * std::size_t(nb);
+    for (int w = 0; w < nwin; ++w) wcopy.push_back(Handle::managed_vector(len, sizeof(double), "ldlt_window_copy"));
+  } else {
+    ctx->big[s].pre = nullptr;  // no buffer of an earlier graph's device front
+    blk.reserve(nblk);
+    win.reserve(nwin);
+    for (int j = 0; j < nblk; ++j) blk.emplace_back(std::int64_t(0), "ldlt_block").set_owner(token.owner());
+    for (int w = 0; w < nwin; ++w) win.emplace_back(std::int64_t(0), "ldlt_window").set_owner(token.owner());
+    for (auto& h : blk) bh.push_back(&h);
+  }
   int ntask = 0;
   std::vector<DataAccess> acc;
   for_each_big_task(m0, p0, nb, bs, [&](int kind, int w, int jj, int k0, int k1) {
     ++ntask;
     LdltBigArgs args{ctx, s, k0, k1, jj * bs, (jj + 1) * bs, t, 0};
     const double work = big_step_work(m0, bs, kind, jj, k0, k1);
+    if (dev && (kind == 1 || kind == 2)) {
+      LdltDevArgs da{ctx, s, k0, k1, jj * bs, (jj + 1) * bs, m0, nb};
+      if (kind == 1) {
+        exec.submit(cl_ldlt_big_panel_dev, da, {inout(*bh[jj]), out(wcopy[w])},
+                    {.name = "ldlt_big_panel", .priority = 3, .cost = work});
+      } else {
+        acc.assign({inout(*bh[jj])});
+        for (int q = k0 / nb; q * nb < k1; ++q) acc.push_back(in(wcopy[q]));
+        const bool next_panel = jj == ((w + 1) * nb) / bs;
+        exec.submit(cl_ldlt_big_update_dev, std::span<const DataAccess>(acc.data(), acc.size()), &da, sizeof(da),
+                    {.name = "ldlt_big_update", .priority = next_panel ? 2 : 0, .cost = work});
+      }
+      return;
+    }
     if (kind == 0 || kind == 3) {
       acc.clear();
       if (kind == 0) {
-        for (auto& h : blk) acc.push_back(out(h));
+        for (Handle* h : bh) acc.push_back(out(*h));
         for (Handle* h : deps) acc.push_back(in(*h));
         args.base = int(acc.size());
         for (Handle* h : db.recvs) acc.push_back(in(*h));
       } else {
         acc.push_back(out(token));
-        for (auto& h : blk) acc.push_back(in(h));
+        for (Handle* h : bh) acc.push_back(dev ? inout(*h) : in(*h));  // dev: degraded finish writes F
         args.base = int(acc.size());
         if (db.gather) acc.push_back(out(*db.gather));
         for (Handle* h : db.sends) acc.push_back(out(*h));
@@ -267,7 +413,7 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
                   std::span<const DataAccess>(acc.data(), acc.size()), &args, sizeof(args),
                   {.name = kind == 0 ? "ldlt_big_begin" : "ldlt_big_finish", .priority = 3, .cost = work});
     } else if (kind == 4) {
-      exec.submit(cl_ldlt_big_assemble, args, {inout(blk[jj])}, {.name = "ldlt_big_assemble", .priority = 3, .cost = work});
+      exec.submit(cl_ldlt_big_assemble, args, {inout(*bh[jj])}, {.name = "ldlt_big_assemble", .priority = 3, .cost = work});
     } else if (kind == 1) {
       exec.submit(cl_ldlt_big_panel, args, {inout(blk[jj]), out(win[w])}, {.name = "ldlt_big_panel", .priority = 3, .cost = work});
     } else {
@@ -278,7 +424,7 @@ int insert_ldlt_big(Executor& exec, const NumericCtx* ctx, int t, int s, int m0,
   });
   for (auto& h : blk) keep.push_back(std::move(h));
   for (auto& h : win) keep.push_back(std::move(h));
-  return ntask;
+  return ntask;  // wcopy's handles go: StarPU frees each copy after its tasks
 }
 
 // The split supernode s as one fork-join task (not distributed): W(the task's token), R(children).
@@ -308,6 +454,21 @@ ForkJoinMode fork_join_mode() {
   throw Error(std::string("STARDIFF_LDLT_FORK_JOIN must be 0, 1 or force, got '") + v + "'");
 }
 
+namespace {
+std::atomic<bool> g_dev_without_cuda{false};
+}
+void set_device_fronts_without_cuda(bool on) { g_dev_without_cuda.store(on); }
+
+int ldlt_cuda_min() {
+  const char* v = std::getenv("STARDIFF_LDLT_CUDA_MIN");
+  if (v == nullptr || *v == 0) return 2048;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (end == v || *end != 0 || x < 0 || x > 1000000000)
+    throw Error(std::string("STARDIFF_LDLT_CUDA_MIN must be a non-negative integer (a front order), got '") + v + "'");
+  return int(x);
+}
+
 bool use_fork_join(ForkJoinMode mode, const Executor& exec) {
   return mode == ForkJoinMode::Force || (mode == ForkJoinMode::Auto && exec.parallel_width() >= 3);
 }
@@ -331,7 +492,12 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
   const int nt = int(S.task_lo.size());
   const LdltDist* dist = ranks == GraphRanks::Distributed ? ctx->dist : nullptr;
   const bool fork_join = !dist && use_fork_join(ctx->fork_join, ex);
+  // Device fronts: split fronts of order >= STARDIFF_LDLT_CUDA_MIN where CUDA workers may run
+  // the tasks (not distributed, not fork-join).
+  const bool gpus = stardiff::detail::cuda_workers(ex) > 0 || g_dev_without_cuda.load();
+  const int cuda_min = !dist && !fork_join && gpus ? ldlt_cuda_min() : -1;
   std::int64_t ntasks = 0;
+  DevStore dev_store;  // before the tokens: outlives the graph's handles, destroyed after them
   std::vector<VariableHandle<std::int64_t>> tokens, keep;
   tokens.reserve(nt);
   for (int t = 0; t < nt; ++t) {
@@ -373,13 +539,17 @@ std::int64_t insert_ldlt_factorization(Executor& ex, const NumericCtx* ctx, Grap
     } else if (S.task_split[t]) {
       int m0 = 0, p0 = 0;
       big_front_size(S, S.task_lo[t], m0, p0);
-      ntasks += insert_ldlt_big(ex, ctx, t, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, db, keep);
+      const bool dev = cuda_min >= 0 && m0 >= cuda_min;
+      ntasks += insert_ldlt_big(ex, ctx, t, S.task_lo[t], m0, p0, ctx->nb, 4 * ctx->nb, tokens[t], deps, db, keep,
+                                dev, dev_store);
     } else {
       insert_ldlt_subtree(ex, ctx, t, S.task_lo[t], S.task_hi[t], tokens[t], deps, db, 0);
       ++ntasks;
     }
   }
   ex.wait_all();  // the tokens go out of scope here
+  for (int t = 0; t < nt; ++t)  // a device front whose begin did not run (failed attempt) keeps none
+    if (S.task_split[t]) ctx->big[S.task_lo[t]].pre = nullptr;
   if (dist) {  // every rank reads every gather vector (collective, in task order)
     const int me = mpi_rank();
     int worst = 0;

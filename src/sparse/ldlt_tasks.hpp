@@ -26,8 +26,18 @@
 //     their backward tokens (R).
 //   cl_ldlt_hash (distributed factor_hash): folds one plan task's nodes into the FNV state:
 //     W(its state), R(the previous task's state; none for the first).
-// The factor data, X and the update vectors live in host memory (NumericCtx, SolveCtx):
-// the tasks run on CPU workers.
+//   Device fronts: split fronts of order m0 >= ldlt_cuda_min() (STARDIFF_LDLT_CUDA_MIN,
+//     default 2048) in a run whose executor has CUDA workers (cuda_workers(); not distributed,
+//     not fork-join). Their column blocks are StarPU matrix handles over the front's buffer
+//     (m0 x m0, allocated at submission: BigFront::pre) instead of tokens, so StarPU moves
+//     them between host and device; each panel (cl_ldlt_big_panel_dev, CPU: the pivoting,
+//     delayed columns and inertia stay on the host) also writes a copy of its window's L and
+//     L D (a managed vector) that cl_ldlt_big_update_dev reads: one dgemm per window,
+//     cblas_dgemm on a CPU worker, cublasDgemm on a CUDA worker (dmda picks by the history
+//     models). Begin W(blocks), assemble RW(block), panel RW(block) W(copy), update RW(block)
+//     R(the copies of its pivots), finish RW(blocks) W(token).
+// The rest of the factor data, X and the update vectors live in host memory (NumericCtx,
+// SolveCtx): those tasks run on CPU workers.
 #pragma once
 #include <cstdint>
 
@@ -38,12 +48,21 @@ namespace stardiff::sparse::detail {
 extern const Codelet cl_ldlt_subtree;
 extern const Codelet cl_ldlt_big_begin, cl_ldlt_big_assemble, cl_ldlt_big_panel, cl_ldlt_big_update,
     cl_ldlt_big_finish, cl_ldlt_big_fork_join;
+extern const Codelet cl_ldlt_big_panel_dev, cl_ldlt_big_update_dev;
 extern const Codelet cl_ldlt_solve_forward, cl_ldlt_solve_backward, cl_ldlt_solve_gather, cl_ldlt_hash;
 
 // Where the graph's tasks run under StarPU-MPI: all on rank 0 (also: no MPI, one rank),
 // every task on every rank (each computes the whole result), or each plan task on its rank
 // of ctx->dist (ldlt_dist.hpp).
 enum class GraphRanks { Rank0, Replicated, Distributed };
+
+// STARDIFF_LDLT_CUDA_MIN (unset or empty: 2048): the least order of a device front; Error
+// naming the variable for anything but a non-negative integer.
+int ldlt_cuda_min();
+// How many update tasks ran on a CUDA worker in this process (0 without StarPU CUDA codelets).
+std::int64_t ldlt_cuda_update_count();
+// Tests: device fronts also on an executor without CUDA workers (their CPU twins run).
+void set_device_fronts_without_cuda(bool on);
 
 // Whether split fronts run as fork-join tasks on exec (ForkJoinMode; not distributed).
 bool use_fork_join(ForkJoinMode mode, const Executor& exec);

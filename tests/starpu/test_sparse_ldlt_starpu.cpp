@@ -8,7 +8,9 @@
 // paused) where nothing else is in flight; a quasi-definite matrix keeps its unpivoted
 // factorization (no delays), and a positive-diagonal indefinite one is rejected and pivoted;
 // split fronts as fork-join tasks (STARDIFF_LDLT_FORK_JOIN=force) equal their panel/update
-// tasks to 1e-14 relative and are bitwise reproducible.
+// tasks to 1e-14 relative and are bitwise reproducible; device fronts (forced on CPU
+// workers) equal the split fronts' tasks to 1e-12 relative, and a malformed
+// STARDIFF_LDLT_CUDA_MIN is an Error.
 // Runs under eager, lws and dmda (ctest); the ForkJoin tests also under peager and pheft
 // with 4 CPU workers (combined workers of up to 4 CPUs, OpenMP inside the fork-join task).
 #include <gtest/gtest.h>
@@ -354,6 +356,83 @@ TEST(SparseLdltStarpu, ForkJoinFrontsMatchSplitFronts) {
     EXPECT_LE(rr, m == 0 ? 1e-12 : 1e-11);  // (the KKT matrices: relres 1.6e-12 at backward error ~eps)
     if (m == 1) EXPECT_GT(fj.fi.delayed, 0);
   }
+}
+
+TEST(SparseLdltStarpu, DeviceFrontTwinsMatchSplitFronts) {
+  // Device fronts (ldlt_tasks.hpp: column blocks as StarPU matrix handles over the front,
+  // window copies, cl_ldlt_big_update_dev) forced on CPU workers, every split front one
+  // (STARDIFF_LDLT_CUDA_MIN=0): the CPU twin of the CUDA update (one dgemm per window)
+  // against the split fronts' own tasks: same rows and pivots, inertia and pivot statistics,
+  // factors and solutions within 1e-12 relative; the KKT matrix with delayed columns takes
+  // the degraded path (its front buffer unused). Bitwise the same run to run.
+  const std::vector<CscMatrix32> mats = {laplacian3d(14, false), kkt(40, 500), kkt(40, 300, 16)};
+  StarpuExecutor par;
+  for (std::size_t m = 0; m < mats.size(); ++m) {
+    SCOPED_TRACE("matrix " + std::to_string(m));
+    const CscMatrix32& A = mats[m];
+    stardiff::testing::ScopedEnv fj("STARDIFF_LDLT_FORK_JOIN", "0");
+    const LdltOptions opts{.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5};
+    sparse::detail::Symbolic S;
+    sparse::detail::analyze_pattern(A, opts, S);
+    std::size_t nsplit = 0;
+    for (char c : S.task_split) nsplit += c != 0;
+    ASSERT_GT(nsplit, 0u);
+    const Result host = run(A, par);
+    const auto f_host = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Never);
+    stardiff::testing::ScopedEnv min("STARDIFF_LDLT_CUDA_MIN", "0");
+    sparse::detail::set_device_fronts_without_cuda(true);
+    const Result dev = run(A, par), dev_again = run(A, par);
+    const auto f_dev = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Never);
+    RecordingExecutor rec(&par);
+    Ldlt l(opts);
+    l.analyze(A);
+    l.factorize(A, &rec);
+    sparse::detail::set_device_fronts_without_cuda(false);
+    EXPECT_GT(rec.counts()["ldlt_big_update_dev"], 0u);  // every split front's updates
+    EXPECT_EQ(rec.counts()["ldlt_big_update"], 0u);
+    EXPECT_GT(rec.counts()["ldlt_big_panel_dev"], 0u);
+    EXPECT_EQ(l.factor_hash(), dev.hash);
+    expect_same(dev, dev_again);
+    EXPECT_EQ(dev.fi.inertia.pos, host.fi.inertia.pos);
+    EXPECT_EQ(dev.fi.inertia.neg, host.fi.inertia.neg);
+    EXPECT_EQ(dev.fi.inertia.zero, host.fi.inertia.zero);
+    EXPECT_EQ(dev.fi.two_by_two, host.fi.two_by_two);
+    EXPECT_EQ(dev.fi.delayed, host.fi.delayed);
+    EXPECT_EQ(dev.fi.tasks, host.fi.tasks);
+    EXPECT_EQ(dev.fi.attempts, host.fi.attempts);
+    double dx = 0, mx = 0;
+    for (std::size_t i = 0; i < dev.x.size(); ++i)
+      dx = std::max(dx, std::fabs(dev.x[i] - host.x[i])), mx = std::max(mx, std::fabs(host.x[i]));
+    EXPECT_LE(dx, 1e-12 * mx);
+    const double diff = factor_difference(f_host, f_dev);
+    std::printf("matrix %zu: %zu split fronts, delayed %lld, 2x2 %lld, factors within %.2e, solutions within %.2e, "
+                "hash %s\n", m, nsplit, (long long)dev.fi.delayed, (long long)dev.fi.two_by_two, diff, mx > 0 ? dx / mx : 0.0,
+                dev.hash == host.hash ? "equal" : "differs");
+    EXPECT_GE(diff, 0.0);  // same rows and pivots
+    EXPECT_LE(diff, 1e-12);
+    EXPECT_LE(dev.si.backward_error, 1e-14);
+    if (m == 1) EXPECT_GT(dev.fi.delayed, 0);
+  }
+}
+
+TEST(SparseLdltStarpu, BadCudaMinIsAnError) {
+  // STARDIFF_LDLT_CUDA_MIN is read where device fronts may run: anything but a non-negative
+  // integer is an Error naming it (forced here: no CUDA worker on this executor).
+  StarpuExecutor par;
+  const CscMatrix32 A = laplacian3d(14, false);
+  sparse::detail::set_device_fronts_without_cuda(true);
+  for (const char* bad : {"big", "-1", "12x"}) {
+    stardiff::testing::ScopedEnv env("STARDIFF_LDLT_CUDA_MIN", bad);
+    Ldlt l({.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5});
+    l.analyze(A);
+    try {
+      l.factorize(A, &par);
+      ADD_FAILURE() << "no error for STARDIFF_LDLT_CUDA_MIN=" << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("STARDIFF_LDLT_CUDA_MIN"), std::string::npos) << e.what();
+    }
+  }
+  sparse::detail::set_device_fronts_without_cuda(false);
 }
 
 TEST(SparseLdltStarpu, SingularMatchesSequential) {

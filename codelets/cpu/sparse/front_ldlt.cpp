@@ -568,6 +568,11 @@ void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, c
   update_cols(Front{F, m}, k, nacc, d, e, piv, c0, c1);
 }
 
+void front_times_d_cpu(const double* F, int m, int k, int nacc, const double* d, const double* e,
+                       const signed char* piv, int r0, int r1, double* W) {
+  times_d(Front{const_cast<double*>(F), m}, k, nacc, d, e, piv, r0, r1, W);  // times_d only reads F
+}
+
 int front_ldlt_cpu(double* F, int m, int p, const FrontOptions& o, int* perm, double* d, double* e,
                    signed char* piv, FrontCounts& cnt) {
   Front f{F, m};

@@ -55,4 +55,10 @@ int front_window_cpu(double* F, int m, int k, int wend, const FrontOptions& opts
 void front_update_cols_cpu(double* F, int m, int k, int nacc, const double* d, const double* e,
                            const signed char* piv, int c0, int c1);
 
+// W = L(r0:r1, K) D for the pivots K = [k, k + nacc) (2x2 blocks included; a 2x2 pivot
+// must not straddle K's ends): W is (r1 - r0) x nacc, column-major, ld r1 - r0. The
+// product front_update_cols_cpu forms for its rows.
+void front_times_d_cpu(const double* F, int m, int k, int nacc, const double* d, const double* e,
+                       const signed char* piv, int r0, int r1, double* W);
+
 }  // namespace stardiff::cpu

@@ -3,6 +3,9 @@
 #include "stardiff/runtime/runtime.hpp"
 
 #include <starpu.h>
+#ifdef STARPU_USE_CUDA
+#include <starpu_cublas.h>
+#endif
 #include <sys/stat.h>
 
 #include <unistd.h>
@@ -40,6 +43,9 @@ bool has_disk_node() {
 std::atomic<bool> g_alive{false};
 std::atomic<std::uint64_t> g_generation{0};
 int g_saved_blas_threads = -1;
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+bool g_cublas = false;  // starpu_cublas_init ran for the live runtime
+#endif
 
 void default_starpu_home() {
   if (std::getenv("STARPU_HOME")) return;
@@ -203,6 +209,14 @@ Runtime::Runtime(const RuntimeOptions& opts) {
     throw Error(std::string(mpi_ ? "starpu_mpi_init_conf" : "starpu_init") + " failed: " + why);
   }
   g_generation.fetch_add(1);
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+  // A cuBLAS handle per CUDA worker, on its stream (starpu_cublas_get_local_handle): the
+  // sparse LDL^T's update codelet calls cuBLAS.
+  if (starpu_cuda_worker_get_count() > 0) {
+    starpu_cublas_init();
+    g_cublas = true;
+  }
+#endif
   if (openblas_set_num_threads && openblas_get_num_threads) {
     g_saved_blas_threads = openblas_get_num_threads();
     openblas_set_num_threads(1);
@@ -235,6 +249,10 @@ Runtime::~Runtime() {
   // flight when the last task ends; starpu_shutdown asserts that none is pending (abort).
   // The (polling) workers complete them while idle: give them 200 ms first.
   if (has_disk_node()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+  if (g_cublas) starpu_cublas_shutdown();
+  g_cublas = false;
+#endif
   if (mpi_) detail::mpi_stop();
   else starpu_shutdown();
   if (openblas_set_num_threads && g_saved_blas_threads > 0) openblas_set_num_threads(g_saved_blas_threads);

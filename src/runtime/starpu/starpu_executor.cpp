@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/cuda_workers.hpp"
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/starpu_codelet.hpp"
 #include "runtime/run_on_caller.hpp"
@@ -400,6 +401,16 @@ void StarpuExecutor::wait_all() {
   }
   failure_->raise_and_clear();
   detail::internal_failures().raise_and_clear();
+}
+
+int detail::cuda_workers(const Executor& exec) {
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+  if (!dynamic_cast<const StarpuExecutor*>(&exec) || !detail::runtime_alive() || detail::mpi_size_now() > 1) return 0;
+  return static_cast<int>(starpu_cuda_worker_get_count());
+#else
+  (void)exec;
+  return 0;
+#endif
 }
 
 bool detail::run_on_caller(Executor& exec, const char* name, const std::function<void()>& fn) {
