@@ -13,10 +13,12 @@
 // input, also with analyses in concurrent threads (METIS calls are serialized; see
 // metis_perm).
 // Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering,
-// on which every candidate order's elimination tree and column counts are computed (no
-// permuted matrix per candidate); then, for the order kept only, one permuted upper
-// triangle U in the final numbering (the supernode row structures' row-subtree walk, the
-// simplicial upper triangle) and its sorted transpose (the assembly map).
+// on which every candidate order weighed against another (auto's METIS, the zero-diagonal
+// pairing orders and their base) gets its elimination tree and column counts (no permuted
+// matrix per candidate); then, for the order kept only, one permuted upper triangle U (the
+// supernode row structures' row-subtree walk, the simplicial upper triangle) and its
+// sorted transpose (the assembly map, and the counts of an order not weighed: its tree
+// from U, half the entries the graph walk reads).
 #include <amd.h>
 #include <metis.h>
 
@@ -168,9 +170,12 @@ struct Counted {
 };
 
 thread_local std::int64_t t_evaluations = 0;  // candidate orders counted on this thread
+// The kept order's upper triangle: one buffer per thread, reused from analysis to analysis
+// so that its pages are not faulted in afresh.
+thread_local Pattern t_upper;
 
-std::vector<std::int64_t> col_counts(int n, const Graph& g, const std::vector<int>& perm,
-                                     const std::vector<int>& iperm, const std::vector<int>& parent);
+template <class Rows>
+std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows);
 
 // Counts `perm0` (new -> old) into o, reading only the graph: the elimination tree (Liu,
 // with path compression; a column k of P A P^T has rows iperm[r] < k for the neighbours r
@@ -206,7 +211,80 @@ void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
     o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
   }
   for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
-  o.cnt = col_counts(n, g, o.perm, o.iperm, o.parent);
+  const std::vector<int>& fp = o.perm;
+  const std::vector<int>& fip = o.iperm;
+  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
+    const int c = fp[j];
+    for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
+  });
+}
+
+// Elimination tree (Liu, with path compression) from an upper triangle.
+void etree(int n, const Pattern& U, std::vector<int>& parent) {
+  parent.assign(n, -1);
+  std::vector<int> anc(n, -1);
+  for (int k = 0; k < n; ++k)
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q)
+      for (int i = U.i[q]; i != -1 && i < k;) {
+        const int next = anc[i];
+        anc[i] = k;
+        if (next == -1) parent[i] = k;
+        i = next;
+      }
+}
+
+// The upper triangle `in` of a matrix, renumbered by the postorder `post` of its
+// elimination tree (ipost: the inverse), transposed: the lower triangle in the postordered
+// numbering (ancestors stay later), rows sorted.
+void postordered_transpose(int n, const Pattern& in, const int* post, const int* ipost, Pattern& out) {
+  out.p.assign(std::size_t(n) + 1, 0);
+  for (std::size_t q = 0; q < in.i.size(); ++q) out.p[ipost[in.i[q]] + 1]++;
+  for (int j = 0; j < n; ++j) out.p[j + 1] += out.p[j];
+  out.i.resize(in.i.size());
+  out.src.resize(in.i.size());
+  std::vector<std::int64_t> w(out.p.begin(), out.p.end() - 1);
+  for (int K = 0; K < n; ++K) {
+    const int k = post[K];
+    for (std::int64_t q = in.p[k]; q < in.p[k + 1]; ++q) {
+      const std::int64_t t = w[ipost[in.i[q]]]++;
+      out.i[t] = K;
+      out.src[t] = in.src[q];
+    }
+  }
+}
+
+// The only order of an analysis (no candidates weighed), numbered and counted on its
+// permuted triangle, which the graph walk of count_order would read twice over: U0, the
+// upper triangle of P A P^T in the fill-reducing numbering of perm0 (thread scratch, as in
+// numbered_triangles), its elimination tree and postorder (post, ipost: final -> fill
+// numbering and back), L in the final numbering (postordered_transpose) and the counts on
+// L. The same numbering and counts as count_order.
+const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& perm0, Counted& o, Pattern& L,
+                                  std::vector<int>& post, std::vector<int>& ipost) {
+  const int n = A.n_cols;
+  ++t_evaluations;
+  std::vector<int> ip0(n), parent0;
+  for (int k = 0; k < n; ++k) ip0[perm0[k]] = k;
+  Pattern& t_u0 = t_upper;
+  permuted_upper(A, ip0, t_u0);
+  etree(n, t_u0, parent0);
+  post = postorder(n, parent0);
+  ipost.resize(n);
+  for (int k = 0; k < n; ++k) ipost[post[k]] = k;
+  o.perm.resize(n);
+  o.parent.resize(n);
+  o.iperm.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const int pk = post[k];
+    o.perm[k] = perm0[pk];
+    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
+  }
+  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+  postordered_transpose(n, t_u0, post.data(), ipost.data(), L);
+  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
+    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
+  });
+  return t_u0;
 }
 
 // The triangles of the order kept, in its final numbering: U, the upper triangle of
@@ -218,19 +296,18 @@ void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
 // descendant in the elimination tree), so these equal the triangles of the fill-reducing
 // numbering renumbered.
 const Pattern& numbered_triangles(const CscMatrix32& A, const std::vector<int>& iperm, Pattern& L) {
-  thread_local Pattern t_u;
-  permuted_upper(A, iperm, t_u);
-  transpose(A.n_cols, t_u, L);
-  return t_u;
+  permuted_upper(A, iperm, t_upper);
+  transpose(A.n_cols, t_upper, L);
+  return t_upper;
 }
 
-// Column counts of L (diagonal included) of P A P^T for a postordered numbering (perm,
-// iperm) and its elimination tree, read from the graph (the order of a column's rows is
-// free): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
+// Column counts of L (diagonal included) of P A P^T for a postordered numbering and its
+// elimination tree; rows(j, f) calls f(i) for the rows of column j (any order; rows
+// i <= j are skipped): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
 // their leaves and least common ancestors), O(nnz(A) alpha(n)) time instead of one step
 // per entry of L.
-std::vector<std::int64_t> col_counts(int n, const Graph& g, const std::vector<int>& perm,
-                                     const std::vector<int>& iperm, const std::vector<int>& parent) {
+template <class Rows>
+std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows) {
   std::vector<std::int64_t> delta(n, 0);
   std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
   for (int k = 0; k < n; ++k) {
@@ -241,16 +318,14 @@ std::vector<std::int64_t> col_counts(int n, const Graph& g, const std::vector<in
   std::iota(ancestor.begin(), ancestor.end(), 0);
   for (int j = 0; j < n; ++j) {
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
-    const int c = perm[j];
-    for (int q = g.p[c]; q < g.p[c + 1]; ++q) {  // the rows i > j of column j of P A P^T
-      const int i = iperm[g.idx[q]];
+    rows(j, [&](int i) {  // the rows i > j of column j of P A P^T
       // is j a leaf of the i-th row subtree?
-      if (i < j || first[j] <= maxfirst[i]) continue;
+      if (i <= j || first[j] <= maxfirst[i]) return;
       maxfirst[i] = first[j];
       const int jprev = prevleaf[i];
       prevleaf[i] = j;
       delta[j]++;  // A(i, j) is in the skeleton
-      if (jprev == -1) continue;  // the first leaf: its subtree root is i itself
+      if (jprev == -1) return;  // the first leaf: its subtree root is i itself
       int lca = jprev;
       while (lca != ancestor[lca]) lca = ancestor[lca];
       for (int t = jprev; t != lca;) {  // path compression
@@ -259,7 +334,7 @@ std::vector<std::int64_t> col_counts(int n, const Graph& g, const std::vector<in
         t = up;
       }
       delta[lca]--;  // the overlap of the two leaves' paths
-    }
+    });
     if (parent[j] != -1) ancestor[j] = parent[j];
   }
   for (int j = 0; j < n; ++j)  // parents have larger indices: children are summed first
@@ -654,14 +729,24 @@ void supernode_counts(Symbolic& S) {
   }
 }
 
-// Simplicial candidate: the upper triangle U of P A P^T in the final numbering (rows
-// unsorted, which LDL accepts) and SuiteSparse LDL's symbolic data.
-void simplicial_upper(const Pattern& U, const std::vector<int>& parent, const std::vector<std::int64_t>& cnt,
-                      Symbolic& S) {
+// Simplicial candidate: the upper triangle of P A P^T in the final numbering (U's column
+// post[K] renumbered by ipost; rows unsorted, which LDL accepts) and SuiteSparse LDL's
+// symbolic data.
+void simplicial_upper(const Pattern& U, const std::vector<int>& post, const std::vector<int>& ipost,
+                      const std::vector<int>& parent, const std::vector<std::int64_t>& cnt, Symbolic& S) {
   const int n = S.n;
-  S.up.assign(U.p.begin(), U.p.end());
-  S.ui.assign(U.i.begin(), U.i.end());
-  S.usrc.assign(U.src.begin(), U.src.end());
+  S.up.resize(std::size_t(n) + 1);
+  S.ui.resize(U.i.size());
+  S.usrc.resize(U.i.size());
+  S.up[0] = 0;
+  for (int K = 0, t = 0; K < n; ++K) {
+    const int k = post[K];
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q, ++t) {
+      S.ui[t] = ipost[U.i[q]];
+      S.usrc[t] = U.src[q];
+    }
+    S.up[K + 1] = t;
+  }
   // LDL's symbolic factorization is what this analysis already has: the elimination tree
   // of P A P^T and its column counts (less the diagonal).
   S.lp.assign(n + 1, 0);
@@ -670,10 +755,16 @@ void simplicial_upper(const Pattern& U, const std::vector<int>& parent, const st
   for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
 }
 
-// Rows below each supernode (see fill_rows), from U.
-void supernode_rows(const Pattern& U, const std::vector<int>& col2s, Symbolic& S) {
+// Rows below each supernode (see fill_rows), from U (row i of the final numbering is
+// column post[i] of U).
+void supernode_rows(const Pattern& U, const std::vector<int>& post, const std::vector<int>& ipost,
+                    const std::vector<int>& col2s, Symbolic& S) {
+  const int n = S.n;
+  std::vector<int> sn_of(n);  // supernode of each column of U
+  for (int k = 0; k < n; ++k) sn_of[k] = col2s[ipost[k]];
   fill_rows(S, col2s, [&](int i, auto&& visit) {
-    for (std::int64_t q = U.p[i]; q < U.p[i + 1]; ++q) visit(col2s[U.i[q]]);
+    const int k = post[i];
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q) visit(sn_of[U.i[q]]);
   });
 }
 }  // namespace
@@ -691,11 +782,21 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   std::vector<std::int64_t> cnt;
   std::vector<int> perm;
   const bool numbered = choose_ordering(A, opts, p, idx, S, perm, o, cnt);
-  if (!numbered) cnt = ordered_counts(Graph{p, idx}, perm, o);
   std::vector<int>().swap(p);  // the graph is no longer needed
   std::vector<int>().swap(idx);
   Pattern L;
-  const Pattern& U = numbered_triangles(A, o.iperm, L);
+  std::vector<int> post, ipost;  // U's column of each final column, and back
+  const Pattern* Up = nullptr;
+  if (!numbered) {
+    Up = &number_on_triangle(A, perm, o, L, post, ipost);
+    cnt = std::move(o.cnt);
+  } else {
+    Up = &numbered_triangles(A, o.iperm, L);
+    post.resize(n);
+    std::iota(post.begin(), post.end(), 0);
+    ipost = post;
+  }
+  const Pattern& U = *Up;
   const std::vector<int>& parent = o.parent;
   take_numbering(o, L, cnt, S);
   amalgamate(parent, cnt, opts.nemin, S);
@@ -710,8 +811,8 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
                  S.exact_flops < opts.simplicial_switch * double(S.exact_lnz);
   // A simplicial candidate needs the row structures only if the multifrontal factorization
   // runs: they are filled then, from the upper triangle (complete_row_structures).
-  if (S.simplicial) simplicial_upper(U, parent, cnt, S);
-  else supernode_rows(U, col2s, S);
+  if (S.simplicial) simplicial_upper(U, post, ipost, parent, cnt, S);
+  else supernode_rows(U, post, ipost, col2s, S);
   plan_tasks(opts, S);
 }
 
