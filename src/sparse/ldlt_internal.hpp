@@ -149,8 +149,8 @@ void complete_row_structures(Symbolic& S);
 // returns nnz(L) of that ordering (for auto selection); exposed for tests.
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm);
 
-// How many orderings this thread has numbered (permuted upper triangle, elimination tree,
-// postorder) since it started: each candidate of an analysis once; for tests.
+// How many orderings this thread has counted (elimination tree, postorder and column
+// counts, on the graph) since it started: each candidate of an analysis once; for tests.
 std::int64_t ordering_evaluations();
 
 struct NodeFactor {

@@ -12,10 +12,13 @@
 // complete_row_structures). AMD runs through core/amd_graph. Deterministic for a given
 // input, also with analyses in concurrent threads (METIS calls are serialized; see
 // metis_perm).
-// Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering;
-// then one permuted upper triangle U0 feeds the elimination tree, one sorted transpose
-// into the postordered lower triangle (counts, assembly map), the row-subtree walk that
-// fills the supernode row structures, and the simplicial upper triangle.
+// Data flow (each pass O(nnz(A)), as few as CHOLMOD's): the full graph for the ordering,
+// on which every candidate order weighed against another (auto's METIS, the zero-diagonal
+// pairing orders and their base) gets its elimination tree and column counts (no permuted
+// matrix per candidate); then, for the order kept only, one permuted upper triangle U (the
+// supernode row structures' row-subtree walk, the simplicial upper triangle) and its
+// sorted transpose (the assembly map, and the counts of an order not weighed: its tree
+// from U, half the entries the graph walk reads).
 #include <amd.h>
 #include <metis.h>
 
@@ -109,6 +112,113 @@ void permuted_upper(const CscMatrix32& A, const std::vector<int>& iperm, Pattern
   }
 }
 
+// Transpose of a triangle `in` (any row order): rows sorted in each column of `out`.
+void transpose(int n, const Pattern& in, Pattern& out) {
+  out.p.assign(std::size_t(n) + 1, 0);
+  for (std::size_t q = 0; q < in.i.size(); ++q) out.p[in.i[q] + 1]++;
+  for (int j = 0; j < n; ++j) out.p[j + 1] += out.p[j];
+  out.i.resize(in.i.size());
+  out.src.resize(in.i.size());
+  std::vector<std::int64_t> w(out.p.begin(), out.p.end() - 1);
+  for (int k = 0; k < n; ++k)
+    for (std::int64_t q = in.p[k]; q < in.p[k + 1]; ++q) {
+      const std::int64_t t = w[in.i[q]]++;
+      out.i[t] = k;
+      out.src[t] = in.src[q];
+    }
+}
+
+std::vector<int> postorder(int n, const std::vector<int>& parent) {
+  std::vector<int> head(n, -1), next(n, -1), stack, post;
+  post.reserve(n);
+  for (int j = n - 1; j >= 0; --j)
+    if (parent[j] != -1) {
+      next[j] = head[parent[j]];
+      head[parent[j]] = j;
+    }
+  for (int root = 0; root < n; ++root) {
+    if (parent[root] != -1) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      int p = stack.back();
+      int c = head[p];
+      if (c == -1) {
+        stack.pop_back();
+        post.push_back(p);
+      } else {
+        head[p] = next[c];
+        stack.push_back(c);
+      }
+    }
+  }
+  return post;
+}
+
+// The full graph of A without diagonal (old numbering, CSC): what the ordering reads, and
+// what each candidate order is counted on (no permuted triangle is built for a candidate).
+struct Graph {
+  const std::vector<int>& p;
+  const std::vector<int>& idx;
+};
+
+// A counted order: the final numbering for a fill-reducing order (that order composed with
+// a postorder of the elimination tree of P A P^T), its elimination tree and its column
+// counts of L (diagonal included).
+struct Counted {
+  std::vector<int> perm, iperm, parent;  // perm[new] = old, iperm its inverse, etree
+  std::vector<std::int64_t> cnt;
+};
+
+thread_local std::int64_t t_evaluations = 0;  // candidate orders counted on this thread
+// The kept order's upper triangle: one buffer per thread, reused from analysis to analysis
+// so that its pages are not faulted in afresh.
+thread_local Pattern t_upper;
+
+template <class Rows>
+std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows);
+
+// Counts `perm0` (new -> old) into o, reading only the graph: the elimination tree (Liu,
+// with path compression; a column k of P A P^T has rows iperm[r] < k for the neighbours r
+// of perm0[k]), its postorder, then col_counts. Bitwise the numbering and counts a
+// permuted triangle would give (the tree of a matrix is unique, the postorder is a
+// function of the tree).
+void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
+  const int n = int(perm0.size());
+  ++t_evaluations;
+  std::vector<int> ip0(n), parent0(n, -1), anc(n, -1);
+  for (int k = 0; k < n; ++k) ip0[perm0[k]] = k;
+  const int* gp = g.p.data();
+  const int* gi = g.idx.data();
+  for (int k = 0; k < n; ++k) {
+    const int c = perm0[k];
+    for (int q = gp[c]; q < gp[c + 1]; ++q)
+      for (int i = ip0[gi[q]]; i != -1 && i < k;) {
+        const int next = anc[i];
+        anc[i] = k;
+        if (next == -1) parent0[i] = k;
+        i = next;
+      }
+  }
+  const std::vector<int> post = postorder(n, parent0);
+  std::vector<int>& ipost = anc;  // reused
+  for (int k = 0; k < n; ++k) ipost[post[k]] = k;
+  o.perm.resize(n);
+  o.parent.resize(n);
+  o.iperm.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const int pk = post[k];
+    o.perm[k] = perm0[pk];
+    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
+  }
+  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+  const std::vector<int>& fp = o.perm;
+  const std::vector<int>& fip = o.iperm;
+  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
+    const int c = fp[j];
+    for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
+  });
+}
+
 // Elimination tree (Liu, with path compression) from an upper triangle.
 void etree(int n, const Pattern& U, std::vector<int>& parent) {
   parent.assign(n, -1);
@@ -143,78 +253,61 @@ void postordered_transpose(int n, const Pattern& in, const int* post, const int*
   }
 }
 
-std::vector<int> postorder(int n, const std::vector<int>& parent) {
-  std::vector<int> head(n, -1), next(n, -1), stack, post;
-  post.reserve(n);
-  for (int j = n - 1; j >= 0; --j)
-    if (parent[j] != -1) {
-      next[j] = head[parent[j]];
-      head[parent[j]] = j;
-    }
-  for (int root = 0; root < n; ++root) {
-    if (parent[root] != -1) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      int p = stack.back();
-      int c = head[p];
-      if (c == -1) {
-        stack.pop_back();
-        post.push_back(p);
-      } else {
-        head[p] = next[c];
-        stack.push_back(c);
-      }
-    }
-  }
-  return post;
-}
-
-// The final numbering for a fill-reducing order (new -> old): that order composed with a
-// postorder of the elimination tree of P A P^T.
-struct Ordered {
-  std::vector<int> perm, iperm, parent;  // final numbering: perm[new] = old, etree
-  std::vector<int> post, ipost;          // postorder of the fill-reducing numbering
-  // Upper triangle of P A P^T in the fill-reducing numbering (unsorted). It lives in the
-  // thread, in one of kScratchSlots buffers reused from analysis to analysis (no fresh
-  // pages to fault in): valid until the next postordered() on this thread with that slot.
-  const Pattern* U0 = nullptr;
-  Pattern L;   // lower triangle in the final numbering (column j: rows i >= j, sorted)
-};
-
-// Two candidate orderings (a base and a paired one) can be alive at once.
-constexpr int kScratchSlots = 2;
-thread_local std::int64_t t_evaluations = 0;  // postordered() calls on this thread
-
-void postordered(const CscMatrix32& A, std::vector<int> perm, Ordered& o, int slot) {
+// The only order of an analysis (no candidates weighed), numbered and counted on its
+// permuted triangle, which the graph walk of count_order would read twice over: U0, the
+// upper triangle of P A P^T in the fill-reducing numbering of perm0 (thread scratch, as in
+// numbered_triangles), its elimination tree and postorder (post, ipost: final -> fill
+// numbering and back), L in the final numbering (postordered_transpose) and the counts on
+// L. The same numbering and counts as count_order.
+const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& perm0, Counted& o, Pattern& L,
+                                  std::vector<int>& post, std::vector<int>& ipost) {
   const int n = A.n_cols;
-  std::vector<int> iperm(n), parent;
-  for (int k = 0; k < n; ++k) iperm[perm[k]] = k;
-  thread_local Pattern t_u0[kScratchSlots];
   ++t_evaluations;
-  Pattern& u0 = t_u0[slot];
-  permuted_upper(A, iperm, u0);
-  o.U0 = &u0;
-  etree(n, u0, parent);
-  o.post = postorder(n, parent);
-  o.ipost.resize(n);
+  std::vector<int> ip0(n), parent0;
+  for (int k = 0; k < n; ++k) ip0[perm0[k]] = k;
+  Pattern& t_u0 = t_upper;
+  permuted_upper(A, ip0, t_u0);
+  etree(n, t_u0, parent0);
+  post = postorder(n, parent0);
+  ipost.resize(n);
+  for (int k = 0; k < n; ++k) ipost[post[k]] = k;
   o.perm.resize(n);
   o.parent.resize(n);
   o.iperm.resize(n);
-  for (int k = 0; k < n; ++k) o.ipost[o.post[k]] = k;
   for (int k = 0; k < n; ++k) {
-    const int pk = o.post[k];
-    o.perm[k] = perm[pk];
-    o.parent[k] = parent[pk] == -1 ? -1 : o.ipost[parent[pk]];
+    const int pk = post[k];
+    o.perm[k] = perm0[pk];
+    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
   }
   for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
-  postordered_transpose(n, u0, o.post.data(), o.ipost.data(), o.L);
+  postordered_transpose(n, t_u0, post.data(), ipost.data(), L);
+  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
+    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
+  });
+  return t_u0;
 }
 
-// Column counts of L (diagonal included) from the lower triangle of a postordered matrix
-// and its elimination tree: Gilbert, Ng and Peyton's skeleton-matrix algorithm (row
-// subtrees counted through their leaves and least common ancestors), O(nnz(A) alpha(n))
-// time instead of one step per entry of L.
-std::vector<std::int64_t> col_counts(int n, const Pattern& L, const std::vector<int>& parent) {
+// The triangles of the order kept, in its final numbering: U, the upper triangle of
+// P A P^T (column k: rows i <= k, diagonal included, in A's column order; thread scratch,
+// reused from analysis to analysis so that its pages are not faulted in afresh: valid
+// until the next numbered_triangles on this thread), and L, its transpose (column j: rows
+// i >= j, sorted). An entry's column in P A P^T is its larger end in the fill-reducing
+// numbering and in the postordered one alike (a nonzero's ends are ancestor and
+// descendant in the elimination tree), so these equal the triangles of the fill-reducing
+// numbering renumbered.
+const Pattern& numbered_triangles(const CscMatrix32& A, const std::vector<int>& iperm, Pattern& L) {
+  permuted_upper(A, iperm, t_upper);
+  transpose(A.n_cols, t_upper, L);
+  return t_upper;
+}
+
+// Column counts of L (diagonal included) of P A P^T for a postordered numbering and its
+// elimination tree; rows(j, f) calls f(i) for the rows of column j (any order; rows
+// i <= j are skipped): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
+// their leaves and least common ancestors), O(nnz(A) alpha(n)) time instead of one step
+// per entry of L.
+template <class Rows>
+std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows) {
   std::vector<std::int64_t> delta(n, 0);
   std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
   for (int k = 0; k < n; ++k) {
@@ -225,15 +318,14 @@ std::vector<std::int64_t> col_counts(int n, const Pattern& L, const std::vector<
   std::iota(ancestor.begin(), ancestor.end(), 0);
   for (int j = 0; j < n; ++j) {
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
-    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) {
-      const int i = L.i[q];
+    rows(j, [&](int i) {  // the rows i > j of column j of P A P^T
       // is j a leaf of the i-th row subtree?
-      if (i == j || first[j] <= maxfirst[i]) continue;
+      if (i <= j || first[j] <= maxfirst[i]) return;
       maxfirst[i] = first[j];
       const int jprev = prevleaf[i];
       prevleaf[i] = j;
       delta[j]++;  // A(i, j) is in the skeleton
-      if (jprev == -1) continue;  // the first leaf: its subtree root is i itself
+      if (jprev == -1) return;  // the first leaf: its subtree root is i itself
       int lca = jprev;
       while (lca != ancestor[lca]) lca = ancestor[lca];
       for (int t = jprev; t != lca;) {  // path compression
@@ -242,7 +334,7 @@ std::vector<std::int64_t> col_counts(int n, const Pattern& L, const std::vector<
         t = up;
       }
       delta[lca]--;  // the overlap of the two leaves' paths
-    }
+    });
     if (parent[j] != -1) ancestor[j] = parent[j];
   }
   for (int j = 0; j < n; ++j)  // parents have larger indices: children are summed first
@@ -380,17 +472,21 @@ void complete_row_structures(Symbolic& S) {
   });
 }
 
-// The final numbering for `perm` (o, its U0 in scratch `slot`) and its column counts of L.
-std::vector<std::int64_t> ordered_counts(const CscMatrix32& A, std::vector<int> perm, Ordered& o, int slot = 0) {
-  postordered(A, std::move(perm), o, slot);
-  return col_counts(A.n_cols, o.L, o.parent);
+// The final numbering for `perm` (o) and its column counts of L.
+std::vector<std::int64_t> ordered_counts(const Graph& g, const std::vector<int>& perm, Counted& o) {
+  count_order(g, perm, o);
+  return std::move(o.cnt);
 }
 
 std::int64_t ordering_evaluations() { return t_evaluations; }
 
 std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm) {
-  Ordered o;
-  const auto cnt = ordered_counts(A, perm, o);
+  check_matrix(A);
+  require(perm.size() == std::size_t(A.n_cols), "predicted_nnz_l: perm has the wrong size");
+  std::vector<int> p, idx;
+  full_pattern(A, p, idx);
+  Counted o;
+  const auto cnt = ordered_counts(Graph{p, idx}, perm, o);
   return std::accumulate(cnt.begin(), cnt.end(), std::int64_t(0));
 }
 
@@ -401,9 +497,10 @@ namespace {
 // order, or a base order weighed against a deferred one), o and cnt are filled and the
 // function returns true. Every candidate is numbered at most once.
 bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::vector<int>& p,
-                     const std::vector<int>& idx, Symbolic& S, std::vector<int>& perm, Ordered& o,
+                     const std::vector<int>& idx, Symbolic& S, std::vector<int>& perm, Counted& o,
                      std::vector<std::int64_t>& cnt) {
   const int n = A.n_cols;
+  const Graph g{p, idx};
   bool numbered = false;
   perm.resize(n);
   std::iota(perm.begin(), perm.end(), 0);
@@ -446,8 +543,8 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
         perm = amd_perm(n, p, idx, &lnz_amd, &amd_flops);
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
-          Ordered om;
-          auto cm = ordered_counts(A, metis_perm(n, p, idx), om);
+          Counted om;
+          auto cm = ordered_counts(g, metis_perm(n, p, idx), om);
           if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
             o = std::move(om);
             cnt = std::move(cm);
@@ -490,29 +587,29 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
   for (int j = 0; j < n; ++j) S.matched_pairs += mate[j] > j;
   if (S.matched_pairs == 0) return numbered;
   if (opts.pairing == ZeroDiagonalPairing::Compress) {
-    cnt = ordered_counts(A, compressed_order(A, p, idx, mate, S.ordering == Ordering::Metis), o);
+    cnt = ordered_counts(g, compressed_order(A, p, idx, mate, S.ordering == Ordering::Metis), o);
     S.paired_order = true;
     return true;
   }
   std::int64_t moved = 0;
   std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
-  // Each candidate is numbered once: the base order's U0 in scratch slot 0, the deferred
-  // one's in slot 1, so the loser can be dropped and the winner kept as it is.
+  // Each candidate is counted once (from the graph); only the winner's triangles are built
+  // (analyze_pattern).
   const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
   std::int64_t base_lnz = 0;
   if (!numbered && opts.pairing_fill_limit > 0) {
-    cnt = ordered_counts(A, base, o, 0);
+    cnt = ordered_counts(g, base, o);
     numbered = true;
   }
   if (numbered) base_lnz = sum(cnt);
-  Ordered od;
-  auto cd = ordered_counts(A, std::move(dperm), od, 1);
+  Counted od;
+  auto cd = ordered_counts(g, dperm, od);
   const auto within = [&](const std::vector<std::int64_t>& c) {
     return opts.pairing_fill_limit <= 0 || double(sum(c)) <= opts.pairing_fill_limit * double(base_lnz);
   };
   if (!within(cd)) {  // partners too far down the order: distinct nearer ones instead
     moved = 0;
-    cd = ordered_counts(A, partnered_order(A, p, idx, mate, base, &moved), od, 1);
+    cd = ordered_counts(g, partnered_order(A, p, idx, mate, base, &moved), od);
   }
   if (within(cd)) {
     o = std::move(od);
@@ -527,11 +624,11 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
 // The final numbering (S.perm, S.iperm), the permuted lower triangle of A (column j:
 // rows i >= j, sorted, with source positions: what the counts, the supernode row
 // structures and the numeric phase all read) and the exact counts of L.
-void take_numbering(Ordered& o, const std::vector<std::int64_t>& cnt, Symbolic& S) {
+void take_numbering(Counted& o, Pattern& L, const std::vector<std::int64_t>& cnt, Symbolic& S) {
   const int n = S.n;
-  S.ap = std::move(o.L.p);
-  S.ai = std::move(o.L.i);
-  S.asrc = std::move(o.L.src);
+  S.ap = std::move(L.p);
+  S.ai = std::move(L.i);
+  S.asrc = std::move(L.src);
   S.exact_lnz = 0;
   S.exact_flops = 0;
   for (int j = 0; j < n; ++j) S.exact_lnz += cnt[j], S.exact_flops += double(cnt[j]) * double(cnt[j]);
@@ -632,21 +729,21 @@ void supernode_counts(Symbolic& S) {
   }
 }
 
-// Simplicial candidate: the upper triangle of P A P^T in the final numbering (U0's columns
-// renumbered; rows unsorted, which LDL accepts) and SuiteSparse LDL's symbolic data.
-void simplicial_upper(const Ordered& o, const std::vector<int>& parent, const std::vector<std::int64_t>& cnt,
-                      Symbolic& S) {
+// Simplicial candidate: the upper triangle of P A P^T in the final numbering (U's column
+// post[K] renumbered by ipost; rows unsorted, which LDL accepts) and SuiteSparse LDL's
+// symbolic data.
+void simplicial_upper(const Pattern& U, const std::vector<int>& post, const std::vector<int>& ipost,
+                      const std::vector<int>& parent, const std::vector<std::int64_t>& cnt, Symbolic& S) {
   const int n = S.n;
-  const Pattern& U0 = *o.U0;
   S.up.resize(std::size_t(n) + 1);
-  S.ui.resize(U0.i.size());
-  S.usrc.resize(U0.i.size());
+  S.ui.resize(U.i.size());
+  S.usrc.resize(U.i.size());
   S.up[0] = 0;
   for (int K = 0, t = 0; K < n; ++K) {
-    const int k = o.post[K];
-    for (std::int64_t q = U0.p[k]; q < U0.p[k + 1]; ++q, ++t) {
-      S.ui[t] = o.ipost[U0.i[q]];
-      S.usrc[t] = U0.src[q];
+    const int k = post[K];
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q, ++t) {
+      S.ui[t] = ipost[U.i[q]];
+      S.usrc[t] = U.src[q];
     }
     S.up[K + 1] = t;
   }
@@ -658,16 +755,17 @@ void simplicial_upper(const Ordered& o, const std::vector<int>& parent, const st
   for (int j = 0; j < n; ++j) S.lnz[j] = int(cnt[j] - 1), S.lp[j + 1] = S.lp[j] + S.lnz[j];
 }
 
-// Rows below each supernode (see fill_rows), from U0.
-void supernode_rows(const Ordered& o, const std::vector<int>& col2s, Symbolic& S) {
+// Rows below each supernode (see fill_rows), from U (row i of the final numbering is
+// column post[i] of U).
+void supernode_rows(const Pattern& U, const std::vector<int>& post, const std::vector<int>& ipost,
+                    const std::vector<int>& col2s, Symbolic& S) {
   const int n = S.n;
-  std::vector<int> sn_of(n);  // supernode of each column of U0; row i is column post[i]
-  for (int k = 0; k < n; ++k) sn_of[k] = col2s[o.ipost[k]];
+  std::vector<int> sn_of(n);  // supernode of each column of U
+  for (int k = 0; k < n; ++k) sn_of[k] = col2s[ipost[k]];
   fill_rows(S, col2s, [&](int i, auto&& visit) {
-    const int k = o.post[i];
-    for (std::int64_t q = o.U0->p[k]; q < o.U0->p[k + 1]; ++q) visit(sn_of[o.U0->i[q]]);
+    const int k = post[i];
+    for (std::int64_t q = U.p[k]; q < U.p[k + 1]; ++q) visit(sn_of[U.i[q]]);
   });
-
 }
 }  // namespace
 
@@ -680,15 +778,27 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
   S.a_rowidx = A.row_idx;
   std::vector<int> p, idx;
   full_pattern(A, p, idx);
-  Ordered o;
+  Counted o;
   std::vector<std::int64_t> cnt;
   std::vector<int> perm;
   const bool numbered = choose_ordering(A, opts, p, idx, S, perm, o, cnt);
   std::vector<int>().swap(p);  // the graph is no longer needed
   std::vector<int>().swap(idx);
-  if (!numbered) cnt = ordered_counts(A, std::move(perm), o);
+  Pattern L;
+  std::vector<int> post, ipost;  // U's column of each final column, and back
+  const Pattern* Up = nullptr;
+  if (!numbered) {
+    Up = &number_on_triangle(A, perm, o, L, post, ipost);
+    cnt = std::move(o.cnt);
+  } else {
+    Up = &numbered_triangles(A, o.iperm, L);
+    post.resize(n);
+    std::iota(post.begin(), post.end(), 0);
+    ipost = post;
+  }
+  const Pattern& U = *Up;
   const std::vector<int>& parent = o.parent;
-  take_numbering(o, cnt, S);
+  take_numbering(o, L, cnt, S);
   amalgamate(parent, cnt, opts.nemin, S);
   std::vector<int> col2s;
   column_supernodes(S, col2s);
@@ -701,8 +811,8 @@ void analyze_pattern(const CscMatrix32& A, const LdltOptions& opts, Symbolic& S)
                  S.exact_flops < opts.simplicial_switch * double(S.exact_lnz);
   // A simplicial candidate needs the row structures only if the multifrontal factorization
   // runs: they are filled then, from the upper triangle (complete_row_structures).
-  if (S.simplicial) simplicial_upper(o, parent, cnt, S);
-  else supernode_rows(o, col2s, S);
+  if (S.simplicial) simplicial_upper(U, post, ipost, parent, cnt, S);
+  else supernode_rows(U, post, ipost, col2s, S);
   plan_tasks(opts, S);
 }
 
