@@ -33,11 +33,17 @@ struct Shared {
   const BatchOptions* o = nullptr;
 };
 
-// One task's workspace: analysed once, reused for every scenario of the task.
+// One task's workspace: analysed once, reused for every scenario of the task. Every
+// scenario starts from the same V0 (the base solution), so its first Jacobian J0 = J(V0)
+// (no load enters J) and its first klu_factor are the same for all: `first` holds that
+// factorization (one per task, only solved with), `klu` the refactorizations of later
+// iterations, starting each scenario from J0's pivot order — exactly what a fresh
+// klu_factor of J0 followed by klu_refactor would compute, bit for bit.
 struct Work {
-  std::vector<double> F, dx, J, V, va, vm;
+  std::vector<double> F, dx, J, J0, V, va, vm;
   GenState g;
-  KluSolver klu;
+  KluSolver klu, first;
+  bool first_ok = false;
   explicit Work(const Shared& sh) : g(sh.g) {
     const std::int32_t n = sh.ix.size();
     F.assign(std::max(n, 1), 0.0);
@@ -51,12 +57,44 @@ struct Work {
       klu.analyze(n, sh.pat.row_ptr.data(), sh.pat.col_idx.data(), ordered ? sh.perm.data() : nullptr);
     }
   }
+  // The shared first step from V0 (a task calls it once before its scenarios).
+  void prepare_first(const Shared& sh, const std::vector<cplx>& V0, const std::vector<cplx>& sbus);
+  // Puts klu back on J0's pivots when the last scenario left it elsewhere.
+  void restore(int factors_before) {
+    if (!first_ok || (klu.factored() && klu.factors() == factors_before)) return;
+    klu.reset();
+    klu.factor(J0.data());
+  }
 };
+
+void jacobian(const Shared& sh, const cpu::PfView& view, const double* V, double* J) {
+  const cpu::PfOut out{J, J, 0, 0};
+  if (sh.o->jacobian == JacobianMethod::Analytic)
+    cpu::pf_jacobian_analytic_cpu(view, sh.map, V, out, 0, sh.ix.npvpq());
+  else
+    cpu::pf_jacobian_ad_cpu(view, sh.map, V, out, 0, sh.ix.npvpq(), sh.o->jacobian == JacobianMethod::AD);
+}
+
+void Work::prepare_first(const Shared& sh, const std::vector<cplx>& V0, const std::vector<cplx>& sbus) {
+  if (sh.ix.size() == 0) return;
+  cpu::PfView view = sh.view;
+  view.sbus = reinterpret_cast<const double*>(sbus.data());  // J does not depend on it
+  for (int i = 0; i < sh.net.n; ++i) {
+    V[2 * i] = V0[i].real();
+    V[2 * i + 1] = V0[i].imag();
+  }
+  J0.assign(J.size(), 0.0);
+  jacobian(sh, view, V.data(), J0.data());
+  const bool ordered = sh.perm.size() == static_cast<std::size_t>(sh.ix.size());
+  first.analyze(sh.ix.size(), sh.pat.row_ptr.data(), sh.pat.col_idx.data(), ordered ? sh.perm.data() : nullptr);
+  first_ok = first.factor(J0.data());
+  if (first_ok) klu.factor(J0.data());
+}
 
 // powerflow::solve's iteration (NewtonSystem::check_and_step and the update) on one thread:
 // mismatch at V, stop if converged / non-finite / out of iterations, else J, KLU, update.
 NewtonStatus newton(const Shared& sh, Work& w, const std::vector<cplx>& sbus, std::vector<cplx>& V, int& iterations,
-                    double& mismatch) {
+                    double& mismatch, bool shared_first) {
   const BatchOptions& o = *sh.o;
   cpu::PfView view = sh.view;
   view.sbus = reinterpret_cast<const double*>(sbus.data());
@@ -66,9 +104,11 @@ NewtonStatus newton(const Shared& sh, Work& w, const std::vector<cplx>& sbus, st
     w.va[i] = std::arg(V[i]);
     w.vm[i] = std::abs(V[i]);
   }
-  w.klu.reset();  // pivots of this scenario's own first Jacobian, whatever ran before
+  // shared_first: the scenario starts at the V0 of w.prepare_first (its J0 factors);
+  // otherwise pivots of this scenario's own first Jacobian, whatever ran before.
+  if (!shared_first) w.klu.reset();
   const std::int32_t npvpq = sh.ix.npvpq(), n = sh.ix.size();
-  const cpu::PfOut F{w.F.data(), w.F.data(), 0, 0}, J{w.J.data(), w.J.data(), 0, 0};
+  const cpu::PfOut F{w.F.data(), w.F.data(), 0, 0};
   iterations = 0;
   NewtonStatus status = NewtonStatus::MaxIter;
   for (int k = 1; k <= o.max_iter + 1; ++k) {
@@ -83,14 +123,13 @@ NewtonStatus newton(const Shared& sh, Work& w, const std::vector<cplx>& sbus, st
       break;
     }
     if (k > o.max_iter) break;
-    if (o.jacobian == JacobianMethod::Analytic)
-      cpu::pf_jacobian_analytic_cpu(view, sh.map, w.V.data(), J, 0, npvpq);
-    else
-      cpu::pf_jacobian_ad_cpu(view, sh.map, w.V.data(), J, 0, npvpq, o.jacobian == JacobianMethod::AD);
-    bool ok = w.klu.factor(w.J.data());
-    if (ok) {
-      std::copy(w.F.begin(), w.F.begin() + n, w.dx.begin());
-      ok = w.klu.solve(w.dx.data(), /*transpose=*/true);
+    bool ok;
+    std::copy(w.F.begin(), w.F.begin() + n, w.dx.begin());
+    if (shared_first && k == 1) {
+      ok = w.first_ok && w.first.solve(w.dx.data(), /*transpose=*/true);
+    } else {
+      jacobian(sh, view, w.V.data(), w.J.data());
+      ok = w.klu.factor(w.J.data()) && w.klu.solve(w.dx.data(), /*transpose=*/true);
     }
     if (!ok) {
       status = NewtonStatus::Singular;
@@ -186,7 +225,7 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
     Work w(sh);
     const std::vector<cplx> sbus = make_sbus(c, sh.net, sh.g);
     NewtonResult& b = res.base;
-    b.status = newton(sh, w, sbus, Vbase, b.iterations, b.max_mismatch);
+    b.status = newton(sh, w, sbus, Vbase, b.iterations, b.max_mismatch, false);
     b.converged = b.status == NewtonStatus::Converged;
     b.solves = 1;
     b.colors = sh.col.coloring.num_colors;
@@ -196,6 +235,7 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
     detail::collect_result(c, sh.net, sh.types, sh.types, Vbase, false, sh.ix.ref, 0.0, b);
   });
   if (!res.base.converged) Vbase = V0;
+  const std::vector<cplx> base_sbus = make_sbus(c, sh.net, sh.g);
   res.base_s = seconds_since(t_base);
 
   // The scenarios: contiguous chunks, one task each.
@@ -211,14 +251,17 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
       const int s0 = static_cast<int>(std::int64_t(K) * t / T), s1 = static_cast<int>(std::int64_t(K) * (t + 1) / T);
       steps.push_back(std::make_unique<WorkerStep>(exec, "pf_batch_scenarios", [&, s0, s1] {
         Work w(sh);
+        w.prepare_first(sh, Vbase, base_sbus);
         std::vector<cplx> V;
         for (int s = s0; s < s1; ++s) {
+          const int factors_before = w.klu.factors();
           apply_loads(sh, scenarios[s], w.g);
           const std::vector<cplx> sbus = make_sbus(c, sh.net, w.g);
           V = Vbase;
           ScenarioResult& r = res.scenarios[s];
-          r.status = newton(sh, w, sbus, V, r.iterations, r.max_mismatch);
+          r.status = newton(sh, w, sbus, V, r.iterations, r.max_mismatch, true);
           r.converged = r.status == NewtonStatus::Converged;
+          w.restore(factors_before);
           if (o.keep_voltages) fill_voltages(sh, V, r.vm, r.va_deg);
         }
       }));
