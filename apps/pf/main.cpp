@@ -56,7 +56,7 @@ const char* kUsage =
     "  --batch-seed S          seed of --batch-random (default 1)\n"
     "  --batch-scale LO,HI     range of --batch-random (default 0.95,1.05)\n"
     "  --batch-write FILE      also write the scenarios to FILE (the --batch format)\n"
-    "  --batch-tasks T         tasks the scenarios are split into (default 2 x workers)\n"
+    "  --batch-tasks T         tasks the scenarios are split into (default one per worker)\n"
     "  --help                  this text\n"
     "Exit status: 0 converged, 1 not converged, 2 bad input or usage.\n";
 

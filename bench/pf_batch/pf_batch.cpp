@@ -5,7 +5,7 @@
 //            [--tasks T] [--no-cold]
 // K scale-only scenarios (random_scenarios(K, S, LO, HI); default 200, 1, 0.95, 1.05) of one
 // case (default case9241pegase of the shared data), R interleaved repeats (default 3) of:
-//   batch_starpu      solve_batch on the StarPU executor (T tasks; default 2 x workers)
+//   batch_starpu      solve_batch on the StarPU executor (T tasks; default one per worker)
 //   batch_sequential  solve_batch on the sequential executor (one thread)
 //   loop_warm         what a user does without a batch: per scenario the Case with its loads
 //                     replaced and Vm/Va set to the base solution (built before the timer),

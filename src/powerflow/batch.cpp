@@ -241,7 +241,7 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
   // The scenarios: contiguous chunks, one task each.
   const int K = static_cast<int>(scenarios.size());
   res.scenarios.resize(K);
-  int T = o.tasks > 0 ? o.tasks : 2 * std::max(1, exec.concurrency());
+  int T = o.tasks > 0 ? o.tasks : std::max(1, exec.concurrency());
   T = std::max(1, std::min(T, K));
   res.tasks = K > 0 ? T : 0;
   const auto t_sc = clock_type::now();

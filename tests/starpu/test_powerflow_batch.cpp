@@ -151,7 +151,7 @@ TEST(PowerflowBatch, ExecutorsAndTaskCountsAgreeBitwise) {
     o.tasks = tasks;
     const BatchResult b = solve_batch(c, sc, o);
     EXPECT_GT(spu.tasks_submitted(), 0u);
-    EXPECT_EQ(b.tasks, tasks == 0 ? std::min<int>(12, 2 * spu.concurrency()) : tasks);
+    EXPECT_EQ(b.tasks, tasks == 0 ? std::min<int>(12, spu.concurrency()) : tasks);
     ASSERT_EQ(b.scenarios.size(), a.scenarios.size());
     for (std::size_t s = 0; s < sc.size(); ++s) expect_same(a.scenarios[s], b.scenarios[s]);
   }

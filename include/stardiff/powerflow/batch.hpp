@@ -21,10 +21,12 @@
 //    iteration, tolerance, status rules; no Q limits) warm-started from the base solution
 //    (from V0 when the base case does not converge). What does not depend on the loads is
 //    built once: Ybus, numbering, Jacobian pattern and colouring, the KLU ordering; each
-//    task analyses KLU once and factors every scenario afresh on its first iteration
-//    (refactors after), so a scenario's result does not depend on which task solved it or
-//    in which order: results are bitwise the same for any executor and task count.
-//    Scenarios are split into `tasks` contiguous chunks (0: 2 x concurrency, at most the
+//    task analyses KLU once and factors J(V0) once — the first Jacobian of every scenario,
+//    as no load enters J — solving every first step with it and refactoring later steps
+//    from its pivot order, i.e. what a fresh factorization per scenario computes, so a
+//    scenario's result does not depend on which task solved it or in which order: results
+//    are bitwise the same for any executor and task count.
+//    Scenarios are split into `tasks` contiguous chunks (0: one per worker, at most the
 //    scenario count), one task each on options.executor. A scenario that does not converge
 //    is reported in its ScenarioResult, never thrown. Bad options throw Error.
 #pragma once
