@@ -75,6 +75,8 @@ bool KluSolver::factor(const double* Ax) {
   return true;
 }
 
+bool KluSolver::factored() const { return k_->num != nullptr; }
+
 bool KluSolver::solve(double* b, bool transpose) const {
   if (!k_->num) throw Error("KluSolver::solve without a factorization");
   int ok = transpose ? klu_tsolve(k_->sym, k_->num, n_, 1, b, &k_->common) : klu_solve(k_->sym, k_->num, n_, 1, b, &k_->common);

@@ -114,6 +114,11 @@ class NewtonSystem {
   std::vector<Handle*> linsolve_reads_;
 };
 
+// KLU's fill-reducing ordering of the Jacobian: AMD on the bus graph (computed into
+// bus_order when it is empty, reused otherwise), each bus expanded to its Va and Vm
+// variables. Empty if AMD failed.
+std::vector<std::int32_t> klu_ordering(const Network& net, const PfIndex& ix, std::vector<int>& bus_order);
+
 // After a converged solve at V: generator Q (pfsoln), then every violator of a Q limit
 // fixed at it and its bus requested PQ (types recomputed, the new reference kept).
 enum class QLimitRound { NoViolation, Infeasible, Switched };

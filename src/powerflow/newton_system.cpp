@@ -160,8 +160,13 @@ bool NewtonSystem::color_map_step(void* ctx) {
 bool NewtonSystem::ordering_step(void* ctx) {
   auto* self = static_cast<NewtonSystem*>(ctx);
   auto t0 = clock_type::now();
-  const Network& net = self->net_;
-  if (self->bus_order_.empty()) {  // the bus graph: Ybus's pattern without its diagonal
+  self->perm_ = klu_ordering(self->net_, self->ix_, self->bus_order_);
+  self->analyze_s = seconds_since(t0);
+  return true;
+}
+
+std::vector<std::int32_t> klu_ordering(const Network& net, const PfIndex& ix, std::vector<int>& bus_order) {
+  if (bus_order.empty()) {  // the bus graph: Ybus's pattern without its diagonal
     std::vector<int> gp(net.n + 1, 0), gi;
     gi.reserve(net.row_idx.size());
     for (int j = 0; j < net.n; ++j) {
@@ -169,16 +174,15 @@ bool NewtonSystem::ordering_step(void* ctx) {
         if (net.row_idx[e] != j) gi.push_back(net.row_idx[e]);
       gp[j + 1] = static_cast<int>(gi.size());
     }
-    self->bus_order_ = stardiff::detail::amd_graph(net.n, gp.data(), gi.data());
+    bus_order = stardiff::detail::amd_graph(net.n, gp.data(), gi.data());
   }
-  self->perm_.clear();
-  self->perm_.reserve(self->ix_.size());
-  for (int b : self->bus_order_) {
-    if (self->ix_.va_var[b] >= 0) self->perm_.push_back(self->ix_.va_var[b]);
-    if (self->ix_.vm_var[b] >= 0) self->perm_.push_back(self->ix_.vm_var[b]);
+  std::vector<std::int32_t> perm;
+  perm.reserve(ix.size());
+  for (int b : bus_order) {
+    if (ix.va_var[b] >= 0) perm.push_back(ix.va_var[b]);
+    if (ix.vm_var[b] >= 0) perm.push_back(ix.vm_var[b]);
   }
-  self->analyze_s = seconds_since(t0);
-  return true;
+  return perm;
 }
 
 // KLU sees CSR(J) as CSC(J^T); the solve uses the transpose.

@@ -26,6 +26,9 @@ class KluSolver {
   void analyze(std::int32_t n, const std::int32_t* Ap, const std::int32_t* Ai, const std::int32_t* perm = nullptr);
   bool factor(const double* Ax);
   bool solve(double* b, bool transpose) const;
+  // Drops the numeric factorization: the next factor() is a full klu_factor (new pivots).
+  void reset() { free_numeric(); }
+  bool factored() const;  // a numeric factorization is held (solve() may be called)
   int refactors() const { return refactors_; }
   int factors() const { return factors_; }
   double rcond() const { return rcond_; }
