@@ -165,15 +165,27 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
   return mate;
 }
 
-std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
-                                const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved) {
+namespace {
+// pos: the position of each column in the order perm (new -> old); zero[j]: column j has
+// no nonzero diagonal entry stored.
+void positions_and_zero_diagonal(const CscMatrix32& A, const std::vector<int>& perm, std::vector<int>& pos,
+                                 std::vector<char>& zero) {
   const int n = A.n_cols;
-  std::vector<int> pos(n);
+  pos.assign(n, 0);
   for (int k = 0; k < n; ++k) pos[perm[k]] = k;
-  std::vector<char> zero(n, 1);
+  zero.assign(n, 1);
   for (int j = 0; j < n; ++j)
     for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
       if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+}
+}  // namespace
+
+std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
+                                const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved) {
+  const int n = A.n_cols;
+  std::vector<int> pos;
+  std::vector<char> zero;
+  positions_and_zero_diagonal(A, perm, pos, zero);
   // deferred[i]: the zero-diagonal columns to emit right after i
   std::vector<int> head(n, -1), next(n, -1);
   std::vector<char> defer(n, 0);
@@ -202,12 +214,9 @@ std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p,
 std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
                                  const std::vector<int>& mate, const std::vector<int>& perm, std::int64_t* moved) {
   const int n = A.n_cols;
-  std::vector<int> pos(n);
-  for (int k = 0; k < n; ++k) pos[perm[k]] = k;
-  std::vector<char> zero(n, 1);
-  for (int j = 0; j < n; ++j)
-    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  std::vector<int> pos;
+  std::vector<char> zero;
+  positions_and_zero_diagonal(A, perm, pos, zero);
   // the columns to move: zero-diagonal ones that precede every neighbour
   std::vector<char> first(n, 0);
   for (int j = 0; j < n; ++j) {

@@ -177,6 +177,22 @@ thread_local Pattern t_upper;
 template <class Rows>
 std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows);
 
+// The final numbering of o (perm, iperm, parent) of n columns from the fill-reducing order
+// perm0 (new -> old), the elimination tree parent0 in its numbering and that tree's
+// postorder post (ipost: its inverse).
+void postordered_numbering(int n, const std::vector<int>& perm0, const std::vector<int>& parent0,
+                           const std::vector<int>& post, const std::vector<int>& ipost, Counted& o) {
+  o.perm.resize(n);
+  o.parent.resize(n);
+  o.iperm.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const int pk = post[k];
+    o.perm[k] = perm0[pk];
+    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
+  }
+  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+}
+
 // Counts `perm0` (new -> old) into o, reading only the graph: the elimination tree (Liu,
 // with path compression; a column k of P A P^T has rows iperm[r] < k for the neighbours r
 // of perm0[k]), its postorder, then col_counts. Bitwise the numbering and counts a
@@ -202,15 +218,7 @@ void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
   const std::vector<int> post = postorder(n, parent0);
   std::vector<int>& ipost = anc;  // reused
   for (int k = 0; k < n; ++k) ipost[post[k]] = k;
-  o.perm.resize(n);
-  o.parent.resize(n);
-  o.iperm.resize(n);
-  for (int k = 0; k < n; ++k) {
-    const int pk = post[k];
-    o.perm[k] = perm0[pk];
-    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
-  }
-  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+  postordered_numbering(n, perm0, parent0, post, ipost, o);
   const std::vector<int>& fp = o.perm;
   const std::vector<int>& fip = o.iperm;
   o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
@@ -271,15 +279,7 @@ const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& 
   post = postorder(n, parent0);
   ipost.resize(n);
   for (int k = 0; k < n; ++k) ipost[post[k]] = k;
-  o.perm.resize(n);
-  o.parent.resize(n);
-  o.iperm.resize(n);
-  for (int k = 0; k < n; ++k) {
-    const int pk = post[k];
-    o.perm[k] = perm0[pk];
-    o.parent[k] = parent0[pk] == -1 ? -1 : ipost[parent0[pk]];
-  }
-  for (int k = 0; k < n; ++k) o.iperm[o.perm[k]] = k;
+  postordered_numbering(n, perm0, parent0, post, ipost, o);
   postordered_transpose(n, t_u0, post.data(), ipost.data(), L);
   o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
     for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);

@@ -12,34 +12,18 @@
 #include <cstdio>
 #include <fstream>
 
+#include "support/driver_run.hpp"
 #include "unit/test_powerflow_support.hpp"
 
 using namespace stardiff::powerflow;
 
 namespace {
 
-std::string driver() {
-  const char* b = std::getenv("STARDIFF_BINARY_DIR");
-  return std::string(b ? b : ".") + "/apps/pf/stardiff-pf";
-}
+std::string driver() { return stardiff::testing::driver_path("apps/pf/stardiff-pf"); }
 
-struct DriverRun {
-  int code;
-  std::string out, err;
-};
+using stardiff::testing::DriverRun;
 DriverRun run(const std::string& args) {
-  const std::string errf = ::testing::TempDir() + "pf_batch_driver_stderr.txt";
-  const std::string cmd = driver() + " " + args + " 2>" + errf;
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  DriverRun r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = pftest::read_text(errf);
-  return r;
+  return stardiff::testing::run_driver(driver(), args, ::testing::TempDir() + "pf_batch_driver_stderr.txt");
 }
 
 std::string write(const std::string& name, const std::string& text) {

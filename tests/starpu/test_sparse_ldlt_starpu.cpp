@@ -31,13 +31,18 @@
 #include "runtime_environment.hpp"
 #include "sparse/ldlt_internal.hpp"  // the plan, analysed again from the pattern
 #include "sparse/ldlt_tasks.hpp"     // the fork-join decision and task counts
+#include "sparse_factor_compare.hpp"
 #include "sparse_laplacian.hpp"
 #include "sparse_residual.hpp"
 #include "support/scoped_env.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::expect_same_pivots;
+using stardiff::testing::factor_difference;
+using stardiff::testing::graph_factors;
 using stardiff::testing::laplacian3d;
+using stardiff::testing::max_difference;
 
 namespace {
 // [[H, B^T], [B, C]]: H a 2-D Laplacian (k x k grid, diagonal 4 + 0.1 U), B with `per`
@@ -126,15 +131,10 @@ Result run(const CscMatrix32& A, Executor& ex, ZeroDiagonalPairing pairing = Ldl
 
 void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.hash, b.hash);
-  EXPECT_EQ(a.fi.inertia.pos, b.fi.inertia.pos);
-  EXPECT_EQ(a.fi.inertia.neg, b.fi.inertia.neg);
-  EXPECT_EQ(a.fi.inertia.zero, b.fi.inertia.zero);
-  EXPECT_EQ(a.fi.two_by_two, b.fi.two_by_two);
-  EXPECT_EQ(a.fi.delayed, b.fi.delayed);
+  expect_same_pivots(a.fi, b.fi);
   EXPECT_EQ(a.fi.static_pivots, b.fi.static_pivots);
   EXPECT_EQ(a.fi.tasks, b.fi.tasks);
   EXPECT_EQ(a.fi.pivoting, b.fi.pivoting);
-  EXPECT_EQ(a.fi.attempts, b.fi.attempts);
   EXPECT_EQ(a.fi.growth, b.fi.growth);
   ASSERT_EQ(a.x.size(), b.x.size());
   EXPECT_EQ(std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(double)), 0);
@@ -147,6 +147,15 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.rcond, b.rcond);
   if (a.fi.singular) EXPECT_EQ(a.rcond, 0.0);
   else EXPECT_GT(a.rcond, 1e-8);
+}
+
+// The plan S of A under opts, analysed again from the pattern; returns its number of split
+// fronts.
+std::size_t split_plan(const CscMatrix32& A, const LdltOptions& opts, sparse::detail::Symbolic& S) {
+  sparse::detail::analyze_pattern(A, opts, S);
+  std::size_t nsplit = 0;
+  for (char c : S.task_split) nsplit += c != 0;
+  return nsplit;
 }
 }  // namespace
 
@@ -224,61 +233,6 @@ TEST(SparseLdltStarpu, KktKeptUnpivotedMatchesSequential) {
   expect_same(a, b);
 }
 
-namespace {
-// The factors of A under the plan S (threshold pivoting, unscaled), straight from the task
-// graph (insert_ldlt_factorization) with the given fork-join mode.
-std::vector<sparse::detail::NodeFactor> graph_factors(const CscMatrix32& A, sparse::detail::Symbolic& S, int nb,
-                                                      Executor& ex, sparse::detail::ForkJoinMode mode) {
-  namespace d = sparse::detail;
-  d::complete_row_structures(S);
-  std::vector<double> sval(S.ai.size());
-  for (std::size_t q = 0; q < sval.size(); ++q) sval[q] = A.values[S.asrc[q]];
-  std::vector<d::NodeFactor> nodes(S.ns);
-  std::vector<d::NodeCb> cbs(S.ns);
-  std::vector<d::NodeStats> stats(S.ns);
-  std::vector<d::BigFront> big(S.ns);
-  bool failed = false, aborted = false;
-  d::NumericCtx ctx;
-  ctx.sym = &S;
-  ctx.sval = sval.data();
-  ctx.nodes = nodes.data();
-  ctx.cbs = cbs.data();
-  ctx.stats = stats.data();
-  ctx.small = 1e-12;
-  ctx.static_piv = 1e-8;
-  ctx.nb = nb;
-  ctx.big = big.data();
-  ctx.failed = &failed;
-  ctx.abort = &aborted;
-  ctx.fork_join = mode;
-  d::insert_ldlt_factorization(ex, &ctx);
-  return nodes;
-}
-
-// Largest difference of two factorizations' L (strictly below the diagonal) and D, relative
-// to the largest |entry| of each; -1 when their rows or pivots differ.
-double factor_difference(const std::vector<sparse::detail::NodeFactor>& a,
-                         const std::vector<sparse::detail::NodeFactor>& b) {
-  if (a.size() != b.size()) return -1;
-  double dl = 0, ml = 0, dd = 0, md = 0;
-  for (std::size_t s = 0; s < a.size(); ++s) {
-    const auto &x = a[s], &y = b[s];
-    if (x.idx != y.idx || x.nelim != y.nelim || x.piv != y.piv) return -1;
-    const std::size_t m = x.idx.size();
-    for (int k = 0; k < x.nelim; ++k) {
-      for (std::size_t t = std::size_t(k) + 1; t < m; ++t) {
-        const double u = x.L.data()[std::size_t(k) * m + t], v = y.L.data()[std::size_t(k) * m + t];
-        dl = std::max(dl, std::fabs(u - v));
-        ml = std::max(ml, std::fabs(u));
-      }
-      dd = std::max({dd, std::fabs(x.d[k] - y.d[k]), std::fabs(x.e[k] - y.e[k])});
-      md = std::max({md, std::fabs(x.d[k]), std::fabs(x.e[k])});
-    }
-  }
-  return std::max(ml > 0 ? dl / ml : 0.0, md > 0 ? dd / md : 0.0);
-}
-}  // namespace
-
 TEST(SparseLdltStarpu, ForkJoinFrontsMatchSplitFronts) {
   // Each split front as one fork-join task (STARDIFF_LDLT_FORK_JOIN=force; under peager and
   // pheft with 4 CPUs it may hold a combined worker and run its steps as OpenMP tasks): the
@@ -305,9 +259,7 @@ TEST(SparseLdltStarpu, ForkJoinFrontsMatchSplitFronts) {
     // the graph: one ldlt_big_fork_join task per split front and attempt, nothing else of them
     const LdltOptions opts{.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5};
     sparse::detail::Symbolic S;
-    sparse::detail::analyze_pattern(A, opts, S);
-    std::size_t nsplit = 0;
-    for (char c : S.task_split) nsplit += c != 0;
+    const std::size_t nsplit = split_plan(A, opts, S);
     ASSERT_GT(nsplit, 0u);
     Ldlt l(opts);
     l.analyze(A);
@@ -325,16 +277,10 @@ TEST(SparseLdltStarpu, ForkJoinFrontsMatchSplitFronts) {
     EXPECT_LT(rec.critical_path(4).length, rec.critical_path(1).length);
     expect_same(fj, fj_again);
     expect_same(fj, fj_seq);
-    EXPECT_EQ(fj.fi.inertia.pos, split.fi.inertia.pos);
-    EXPECT_EQ(fj.fi.inertia.neg, split.fi.inertia.neg);
-    EXPECT_EQ(fj.fi.inertia.zero, split.fi.inertia.zero);
-    EXPECT_EQ(fj.fi.two_by_two, split.fi.two_by_two);
-    EXPECT_EQ(fj.fi.delayed, split.fi.delayed);
+    expect_same_pivots(fj.fi, split.fi);
     EXPECT_EQ(fj.fi.pivoting, split.fi.pivoting);
-    EXPECT_EQ(fj.fi.attempts, split.fi.attempts);
-    double dx = 0, mx = 0;
-    for (std::size_t i = 0; i < fj.x.size(); ++i)
-      dx = std::max(dx, std::fabs(fj.x[i] - split.x[i])), mx = std::max(mx, std::fabs(split.x[i]));
+    double mx = 0;
+    const double dx = max_difference(fj.x, split.x, &mx);
     EXPECT_LE(dx, 1e-12 * mx);
     // the factors themselves, from the graph, threshold pivoting on the unscaled matrix
     const auto f_split = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Never);
@@ -373,9 +319,7 @@ TEST(SparseLdltStarpu, DeviceFrontTwinsMatchSplitFronts) {
     stardiff::testing::ScopedEnv fj("STARDIFF_LDLT_FORK_JOIN", "0");
     const LdltOptions opts{.small_flops = 0, .subtree_flops = 2e5, .block_size = 16, .split_flops = 2e5};
     sparse::detail::Symbolic S;
-    sparse::detail::analyze_pattern(A, opts, S);
-    std::size_t nsplit = 0;
-    for (char c : S.task_split) nsplit += c != 0;
+    const std::size_t nsplit = split_plan(A, opts, S);
     ASSERT_GT(nsplit, 0u);
     const Result host = run(A, par);
     const auto f_host = graph_factors(A, S, opts.block_size, par, sparse::detail::ForkJoinMode::Never);
@@ -393,16 +337,10 @@ TEST(SparseLdltStarpu, DeviceFrontTwinsMatchSplitFronts) {
     EXPECT_GT(rec.counts()["ldlt_big_panel_dev"], 0u);
     EXPECT_EQ(l.factor_hash(), dev.hash);
     expect_same(dev, dev_again);
-    EXPECT_EQ(dev.fi.inertia.pos, host.fi.inertia.pos);
-    EXPECT_EQ(dev.fi.inertia.neg, host.fi.inertia.neg);
-    EXPECT_EQ(dev.fi.inertia.zero, host.fi.inertia.zero);
-    EXPECT_EQ(dev.fi.two_by_two, host.fi.two_by_two);
-    EXPECT_EQ(dev.fi.delayed, host.fi.delayed);
+    expect_same_pivots(dev.fi, host.fi);
     EXPECT_EQ(dev.fi.tasks, host.fi.tasks);
-    EXPECT_EQ(dev.fi.attempts, host.fi.attempts);
-    double dx = 0, mx = 0;
-    for (std::size_t i = 0; i < dev.x.size(); ++i)
-      dx = std::max(dx, std::fabs(dev.x[i] - host.x[i])), mx = std::max(mx, std::fabs(host.x[i]));
+    double mx = 0;
+    const double dx = max_difference(dev.x, host.x, &mx);
     EXPECT_LE(dx, 1e-12 * mx);
     const double diff = factor_difference(f_host, f_dev);
     std::printf("matrix %zu: %zu split fronts, delayed %lld, 2x2 %lld, factors within %.2e, solutions within %.2e, "

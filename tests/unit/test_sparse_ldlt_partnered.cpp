@@ -13,7 +13,6 @@
 // signs of LAPACKE_dsyev's eigenvalues, relres <= 1e-12, and the factors are the same
 // bitwise in a second factorization.
 #include <gtest/gtest.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -25,10 +24,12 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "single_thread_blas.hpp"
+#include "sparse_dense_inertia.hpp"
 #include "sparse_residual.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::dense_inertia;
 using stardiff::testing::relres;
 
 namespace {
@@ -60,24 +61,6 @@ CscMatrix32 q1q0_stokes(int k, std::mt19937& g) {
       r.push_back(pr), c.push_back(pr), v.push_back(0.0);
     }
   return from_triplets(n, n, r, c, v, true);  // duplicates (shared nodes) summed
-}
-
-Inertia dense_inertia(const CscMatrix32& A) {
-  const int n = A.n_cols;
-  std::vector<double> D(std::size_t(n) * n, 0.0), w(n);
-  for (int j = 0; j < n; ++j)
-    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      D[A.row_idx[k] + std::size_t(j) * n] = D[j + std::size_t(A.row_idx[k]) * n] = A.values[k];
-  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, D.data(), n, w.data()), 0);
-  double mx = 0;
-  for (double x : w) mx = std::max(mx, std::fabs(x));
-  Inertia in;
-  for (double x : w) {
-    if (std::fabs(x) <= 1e-10 * mx) in.zero++;
-    else if (x > 0) in.pos++;
-    else in.neg++;
-  }
-  return in;
 }
 
 // The full pattern without the diagonal (CSC), as analyze() orders it.

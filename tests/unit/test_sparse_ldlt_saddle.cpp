@@ -12,7 +12,6 @@
 // a structurally singular KKT matrix (a zero block of constraint columns) is reported
 // singular with its inertia, and its solve returns.
 #include <gtest/gtest.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,32 +21,16 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "single_thread_blas.hpp"
+#include "sparse_dense_inertia.hpp"
 #include "sparse_residual.hpp"
 #include "stardiff/runtime/error.hpp"
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::dense_inertia;
 using stardiff::testing::relres;
 
 namespace {
-Inertia dense_inertia(const CscMatrix32& A, double rel_zero = 1e-10) {
-  const int n = A.n_cols;
-  std::vector<double> D(std::size_t(n) * n, 0.0), w(n);
-  for (int j = 0; j < n; ++j)
-    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      D[A.row_idx[k] + std::size_t(j) * n] = D[j + std::size_t(A.row_idx[k]) * n] = A.values[k];
-  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, D.data(), n, w.data()), 0);
-  double mx = 0;
-  for (double x : w) mx = std::max(mx, std::fabs(x));
-  Inertia in;
-  for (double x : w) {
-    if (std::fabs(x) <= rel_zero * mx) in.zero++;
-    else if (x > 0) in.pos++;
-    else in.neg++;
-  }
-  return in;
-}
-
 // [H B^T; B -G] (n1 + m1): H tridiagonal, diagonally dominant (SPD) or, with indefinite_h,
 // with a few negative diagonal entries; B m1 x n1 with `per_row` random entries per row
 // (one of them on column 2i mod n1, so B has full rank in practice); G zero except on
