@@ -178,6 +178,37 @@ void positions_and_zero_diagonal(const CscMatrix32& A, const std::vector<int>& p
     for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
       if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
 }
+
+// Column j of pattern (p, idx) comes strictly before every entry of its column in the order
+// (pos): a zero-diagonal j there would be a zero pivot.
+bool precedes_neighbours(const std::vector<int>& p, const std::vector<int>& idx, const std::vector<int>& pos, int j) {
+  for (int k = p[j]; k < p[j + 1]; ++k)
+    if (pos[idx[k]] <= pos[j]) return false;
+  return true;
+}
+
+// The order perm (new -> old) with each column j of target[j] >= 0 moved right behind
+// column target[j] (which stays; the columns moved behind one target in increasing j);
+// *moved counts the moves.
+std::vector<int> moved_behind(const std::vector<int>& perm, const std::vector<int>& target, std::int64_t* moved) {
+  const int n = static_cast<int>(perm.size());
+  std::vector<int> head(n, -1), next(n, -1);
+  for (int j = n - 1; j >= 0; --j)
+    if (target[j] >= 0) {
+      ++*moved;
+      next[j] = head[target[j]];
+      head[target[j]] = j;
+    }
+  std::vector<int> out;
+  out.reserve(n);
+  for (int k = 0; k < n; ++k) {
+    const int v = perm[k];
+    if (target[v] >= 0) continue;
+    out.push_back(v);
+    for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
+  }
+  return out;
+}
 }  // namespace
 
 std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
@@ -186,29 +217,14 @@ std::vector<int> deferred_order(const CscMatrix32& A, const std::vector<int>& p,
   std::vector<int> pos;
   std::vector<char> zero;
   positions_and_zero_diagonal(A, perm, pos, zero);
-  // deferred[i]: the zero-diagonal columns to emit right after i
-  std::vector<int> head(n, -1), next(n, -1);
-  std::vector<char> defer(n, 0);
+  // target[j]: the column j is emitted right after (its partner; at most one column each)
+  std::vector<int> target(n, -1);
   for (int j = 0; j < n; ++j) {
     const int m = mate[j];
     if (!zero[j] || m < 0 || (zero[m] && m < j)) continue;  // a zero-zero pair: its first column moves
-    bool first = true;  // j precedes every neighbour: its pivot would be zero
-    for (int k = p[j]; k < p[j + 1] && first; ++k) first = pos[idx[k]] > pos[j];
-    if (!first) continue;
-    defer[j] = 1;
-    ++*moved;
-    next[j] = head[m];
-    head[m] = j;
+    if (precedes_neighbours(p, idx, pos, j)) target[j] = m;
   }
-  std::vector<int> out;
-  out.reserve(n);
-  for (int k = 0; k < n; ++k) {
-    const int v = perm[k];
-    if (defer[v]) continue;
-    out.push_back(v);
-    for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
-  }
-  return out;
+  return moved_behind(perm, target, moved);
 }
 
 std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
@@ -219,11 +235,7 @@ std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p
   positions_and_zero_diagonal(A, perm, pos, zero);
   // the columns to move: zero-diagonal ones that precede every neighbour
   std::vector<char> first(n, 0);
-  for (int j = 0; j < n; ++j) {
-    if (!zero[j] || p[j] == p[j + 1]) continue;
-    first[j] = 1;
-    for (int k = p[j]; k < p[j + 1] && first[j]; ++k) first[j] = pos[idx[k]] > pos[j];
-  }
+  for (int j = 0; j < n; ++j) first[j] = zero[j] && p[j] < p[j + 1] && precedes_neighbours(p, idx, pos, j);
   // candidate partners of each zero-diagonal column: neighbours of nonzero diagonal
   // through a nonzero entry, sorted by position in the order
   std::vector<int> cptr(std::size_t(n) + 1, 0);
@@ -306,22 +318,7 @@ std::vector<int> partnered_order(const CscMatrix32& A, const std::vector<int>& p
     if (!zero[m]) owner[m] = j;
     target[j] = m;
   }
-  std::vector<int> head(n, -1), next(n, -1);
-  for (int j = n - 1; j >= 0; --j)
-    if (target[j] >= 0) {
-      ++*moved;
-      next[j] = head[target[j]];
-      head[target[j]] = j;
-    }
-  std::vector<int> out;
-  out.reserve(n);
-  for (int k = 0; k < n; ++k) {
-    const int v = perm[k];
-    if (target[v] >= 0) continue;
-    out.push_back(v);
-    for (int j = head[v]; j >= 0; j = next[j]) out.push_back(j);
-  }
-  return out;
+  return moved_behind(perm, target, moved);
 }
 
 std::vector<int> compressed_order(const CscMatrix32& A, const std::vector<int>& p, const std::vector<int>& idx,
