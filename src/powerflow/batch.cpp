@@ -31,6 +31,11 @@ struct Shared {
   cpu::PfView view;  // sbus left null: each solve sets its own
   cpu::PfJacMap map;
   const BatchOptions* o = nullptr;
+  // KLU's analysis of the Jacobian pattern, in the shared ordering where there is one.
+  void analyze(KluSolver& k) const {
+    const bool ordered = perm.size() == static_cast<std::size_t>(ix.size());
+    k.analyze(ix.size(), pat.row_ptr.data(), pat.col_idx.data(), ordered ? perm.data() : nullptr);
+  }
 };
 
 // One task's workspace: analysed once, reused for every scenario of the task. Every
@@ -52,10 +57,7 @@ struct Work {
     V.assign(2 * sh.net.n, 0.0);
     va.assign(sh.net.n, 0.0);
     vm.assign(sh.net.n, 0.0);
-    if (n > 0) {
-      const bool ordered = sh.perm.size() == static_cast<std::size_t>(n);
-      klu.analyze(n, sh.pat.row_ptr.data(), sh.pat.col_idx.data(), ordered ? sh.perm.data() : nullptr);
-    }
+    if (n > 0) sh.analyze(klu);
   }
   // The shared first step from V0 (a task calls it once before its scenarios).
   void prepare_first(const Shared& sh, const std::vector<cplx>& V0, const std::vector<cplx>& sbus);
@@ -85,8 +87,7 @@ void Work::prepare_first(const Shared& sh, const std::vector<cplx>& V0, const st
   }
   J0.assign(J.size(), 0.0);
   jacobian(sh, view, V.data(), J0.data());
-  const bool ordered = sh.perm.size() == static_cast<std::size_t>(sh.ix.size());
-  first.analyze(sh.ix.size(), sh.pat.row_ptr.data(), sh.pat.col_idx.data(), ordered ? sh.perm.data() : nullptr);
+  sh.analyze(first);
   first_ok = first.factor(J0.data());
   if (first_ok) klu.factor(J0.data());
 }
@@ -221,11 +222,11 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
   // The base case from its start point.
   const auto t_base = clock_type::now();
   std::vector<cplx> Vbase = V0;
+  const std::vector<cplx> base_sbus = make_sbus(c, sh.net, sh.g);
   run_on_worker(exec, "pf_batch_base", [&] {
     Work w(sh);
-    const std::vector<cplx> sbus = make_sbus(c, sh.net, sh.g);
     NewtonResult& b = res.base;
-    b.status = newton(sh, w, sbus, Vbase, b.iterations, b.max_mismatch, false);
+    b.status = newton(sh, w, base_sbus, Vbase, b.iterations, b.max_mismatch, false);
     b.converged = b.status == NewtonStatus::Converged;
     b.solves = 1;
     b.colors = sh.col.coloring.num_colors;
@@ -235,7 +236,6 @@ BatchResult solve_batch(const Case& c, const std::vector<Scenario>& scenarios, c
     detail::collect_result(c, sh.net, sh.types, sh.types, Vbase, false, sh.ix.ref, 0.0, b);
   });
   if (!res.base.converged) Vbase = V0;
-  const std::vector<cplx> base_sbus = make_sbus(c, sh.net, sh.g);
   res.base_s = seconds_since(t_base);
 
   // The scenarios: contiguous chunks, one task each.
