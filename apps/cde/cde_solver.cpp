@@ -1229,10 +1229,10 @@ struct HvStep {
     for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
     keep->held = true;
   }
-  void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
+  void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD f2m, CD, CD) const {
     run(cs, cs, cv, f1m, f2m, u, false);
   }
-  void operator()(const ExternalContext&, DD u, CD csA, CD csB, CD cv, CD f1m, CD, CD, CD f2m, CD, CD) const {
+  void operator()(const ExternalContext&, DD u, CD csA, CD csB, CD cv, CD f1m, CD f2m, CD, CD) const {
     run(csA, csB, cv, f1m, f2m, u, true);
   }
 };
@@ -1251,7 +1251,7 @@ struct HvStepAdjoint {
   StepArgs A;
   StepStages* keep = nullptr;
   void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
-           const CD& f1m, const CD& f1a, const CD& f1u, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
+           const CD& f1m, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
            const DD& ub, bool two) const {
     const int ns = A.ns, nv = A.nv;
     StepWork& w = step_work(ns, nv);
@@ -1331,13 +1331,13 @@ struct HvStepAdjoint {
     add_cs_adjoint(cbA, csA_b, ns);
     if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
   }
-  void operator()(const ExternalContext&, CD u, DD ub, CD cs, DD cs_b, CD cv, DD cv_b, CD f1m, DD, CD f1a, DD, CD f1u,
-                  DD, CD f2m, DD, CD f2a, DD, CD f2u, DD) const {
-    run(cs, cs_b, cs, cs_b, cv, cv_b, f1m, f1a, f1u, f2m, f2a, f2u, u, ub, false);
+  void operator()(const ExternalContext&, CD u, DD ub, CD cs, DD cs_b, CD cv, DD cv_b, CD f1m, DD, CD f2m, DD, CD f2a,
+                  DD, CD f2u, DD) const {
+    run(cs, cs_b, cs, cs_b, cv, cv_b, f1m, f2m, f2a, f2u, u, ub, false);
   }
   void operator()(const ExternalContext&, CD u, DD ub, CD csA, DD csA_b, CD csB, DD csB_b, CD cv, DD cv_b, CD f1m, DD,
-                  CD f1a, DD, CD f1u, DD, CD f2m, DD, CD f2a, DD, CD f2u, DD) const {
-    run(csA, csA_b, csB, csB_b, cv, cv_b, f1m, f1a, f1u, f2m, f2a, f2u, u, ub, true);
+                  CD f2m, DD, CD f2a, DD, CD f2u, DD) const {
+    run(csA, csA_b, csB, csB_b, cv, cv_b, f1m, f2m, f2a, f2u, u, ub, true);
   }
 };
 
@@ -1694,12 +1694,10 @@ struct CdeSolver::Impl {
         auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
         if (varying)
           execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
-                                     rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m),
-                                     rd_(*F2.a), rd_(*F2.u));
+                                     rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         else
           execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
-                                     rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F1.a), rd_(*F1.u), rd_(*F2.m), rd_(*F2.a),
-                                     rd_(*F2.u));
+                                     rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         if (marks) tape->step();
         continue;
       }
