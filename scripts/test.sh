@@ -4,7 +4,11 @@
 # builds (build/) and runs the whole ctest suite (label mpi included: StarPU-MPI runs under
 # mpirun -np 2/3 on loopback, skipped without mpirun or StarPU-MPI); then the sanitizer build
 # (build-asan/, -fsanitize=address,undefined) over the unit and starpu labels; then
-# installs the package and builds and runs an out-of-tree consumer against it.
+# a CUDA-enabled StarPU (scripts/build-starpu-cuda.sh, into $STARPU_CUDA_PREFIX, default
+# ~/.local/starpu-cuda, kept between runs on the same machine) and build-cuda/ against it
+# (every StarPU CUDA codelet compiled and linked) over the unit, starpu and cuda labels
+# with STARPU_NCUDA=0 (the cuda tests skip without a device; the step is one skip
+# without nvcc); then installs the package and builds and runs an out-of-tree consumer against it.
 # Exit status: non-zero if any step fails. The last line is always
 # `stardiff: N passed, F failed, M skipped`, summed over the ctest runs (ctest's
 # "Skipped" tests, e.g. those reading ../shared/data when it is absent, count as
@@ -44,6 +48,25 @@ configure_and_build "$ROOT/build-asan" -DSTARDIFF_SANITIZE=ON -DSTARDIFF_BUILD_A
   -DSTARDIFF_BUILD_BENCH=OFF -DSTARDIFF_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_ctest "$ROOT/build-asan/ctest.log" --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS" \
   -L 'unit|starpu' --timeout 1200
+
+echo "== CUDA-enabled StarPU build: unit, starpu and cuda labels on CPU workers (STARPU_NCUDA=0)"
+CUDA_DIR="${CUDA_DIR:-/usr/local/cuda}"
+STARPU_CUDA_PREFIX="${STARPU_CUDA_PREFIX:-$HOME/.local/starpu-cuda}"
+if [ -x "$CUDA_DIR/bin/nvcc" ]; then
+  # Idempotent: a prefix kept from an earlier run (same machine) is reused as is.
+  CUDA_DIR="$CUDA_DIR" "$ROOT/scripts/build-starpu-cuda.sh" "$STARPU_CUDA_PREFIX"
+  mkdir -p "$ROOT/build-cuda"
+  PKG_CONFIG_PATH="$STARPU_CUDA_PREFIX/lib/pkgconfig" configure_and_build "$ROOT/build-cuda" \
+    -DSTARDIFF_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$CUDA_DIR/bin/nvcc" \
+    -DSTARDIFF_BUILD_APPS=OFF -DSTARDIFF_BUILD_BENCH=OFF
+  grep -q "StarPU CUDA codelets ON" "$ROOT/build-cuda.configure.log" \
+    || { echo "test.sh: build-cuda is not on a CUDA-enabled StarPU"; exit 1; }
+  STARPU_NCUDA=0 STARPU_HOME="$ROOT/build-cuda/starpu_home" run_ctest "$ROOT/build-cuda/ctest.log" \
+    --test-dir "$ROOT/build-cuda" --output-on-failure -j "$JOBS" -L 'unit|starpu|cuda' --timeout 1200
+else
+  echo "skipped: no nvcc at $CUDA_DIR/bin/nvcc (set CUDA_DIR)"
+  SKIPPED=$((SKIPPED + 1))
+fi
 
 echo "== install and out-of-tree consumer (find_package and pkg-config)"
 STAGE="$ROOT/build/stage"
