@@ -17,7 +17,7 @@
 // stardiff/powerflow/batch.hpp); a bad scenario file exits 2 naming its line; the JSON object
 // has batch, failed, converged (all converged), iterations (summed), base_*, total_s,
 // per_scenario_s and "scenarios" (one object per scenario); exit 1 if any scenario or the
-// base case failed. --qlim and --csv are refused with a batch.
+// base case failed. --qlim, --csv and --blocks are refused with a batch.
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   std::string case_path, csv_path, executor_kind = "starpu", batch_path, batch_write;
   bool json = false;
   long batch_random = -1, batch_tasks = 0;
+  bool blocks_given = false;
   unsigned long long batch_seed = 1;
   double batch_lo = 0.95, batch_hi = 1.05;
   powerflow::SolveOptions opts;
@@ -211,6 +212,7 @@ int main(int argc, char** argv) {
       long b = parse_int("--blocks", next("--blocks"));
       if (b < 1 || b > 4096) usage_error("--blocks must be in [1, 4096]");
       opts.blocks = static_cast<int>(b);
+      blocks_given = true;
     } else if (a == "--batch") {
       batch_path = next("--batch");
     } else if (a == "--batch-random") {
@@ -246,6 +248,8 @@ int main(int argc, char** argv) {
   if (!batch_path.empty() && batch_random > 0) usage_error("--batch and --batch-random are exclusive");
   if (batch && opts.q_limits) usage_error("--qlim is not supported with --batch");
   if (batch && !csv_path.empty()) usage_error("--csv is not supported with --batch");
+  if (batch && blocks_given)
+    usage_error("--blocks is not supported with --batch (each scenario's Newton runs in one task; use --batch-tasks)");
   if (!batch && (!batch_write.empty() || batch_tasks > 0)) usage_error("--batch-write / --batch-tasks need --batch or --batch-random");
   FILE* human = json ? stderr : stdout;
 

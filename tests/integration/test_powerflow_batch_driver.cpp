@@ -122,7 +122,7 @@ TEST(PowerflowBatchDriver, BadScenarioFilesExit2WithTheLine) {
   const std::string good = write("pf6_ok.csv", "scenario,bus,Pd,Qd\n0,*,1,1\n");
   for (const char* opts : {" --batch-random 0", " --batch-random 3 --batch-scale 2,1", " --batch-scale 1",
                            " --batch-tasks 2", " --batch-random 3 --qlim", " --batch-random 3 --csv x.csv",
-                           " --batch-random 3 --batch-tasks 0"})
+                           " --batch-random 3 --batch-tasks 0", " --batch-random 3 --blocks 2"})
     EXPECT_EQ(run(pftest::pf6_path() + opts).code, 2) << opts;
   EXPECT_EQ(run(pftest::pf6_path() + " --batch " + good + " --batch-random 3").code, 2);
 }
