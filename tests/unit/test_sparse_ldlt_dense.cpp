@@ -25,6 +25,7 @@
 #include "stardiff/sparse/csc_matrix.hpp"
 #include "stardiff/sparse/ldlt.hpp"
 #include "single_thread_blas.hpp"
+#include "sparse_dense_inertia.hpp"
 #include "sparse_laplacian.hpp"
 #include "sparse_residual.hpp"
 #include "sparse_wide.hpp"
@@ -32,6 +33,7 @@
 
 using namespace stardiff;
 using namespace stardiff::sparse;
+using stardiff::testing::dense_inertia;
 using stardiff::testing::laplacian3d;
 using stardiff::testing::relres;
 
@@ -62,22 +64,6 @@ std::vector<double> to_dense(const CscMatrix32& A) {
       D[j + std::size_t(A.row_idx[k]) * n] = A.values[k];
     }
   return D;
-}
-
-Inertia dense_inertia(const CscMatrix32& A, double rel_zero = 1e-10) {
-  int n = A.n_cols;
-  auto D = to_dense(A);
-  std::vector<double> w(n);
-  EXPECT_EQ(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, D.data(), n, w.data()), 0);
-  double mx = 0;
-  for (double x : w) mx = std::max(mx, std::fabs(x));
-  Inertia in;
-  for (double x : w) {
-    if (std::fabs(x) <= rel_zero * mx) in.zero++;
-    else if (x > 0) in.pos++;
-    else in.neg++;
-  }
-  return in;
 }
 
 // Q diag(lambda) Q^T with a random orthogonal Q (product of Householder reflections).
