@@ -17,6 +17,8 @@ namespace {
 
 using detail::clock_type;
 using detail::seconds_since;
+using detail::newton_decision;
+using detail::NewtonDecision;
 
 // What does not depend on the loads.
 struct Shared {
@@ -92,8 +94,8 @@ void Work::prepare_first(const Shared& sh, const std::vector<cplx>& V0, const st
   if (first_ok) klu.factor(J0.data());
 }
 
-// powerflow::solve's iteration (NewtonSystem::check_and_step and the update) on one thread:
-// mismatch at V, stop if converged / non-finite / out of iterations, else J, KLU, update.
+// powerflow::solve's iteration on one thread: mismatch at V, stop by newton_decision (as
+// NewtonSystem::check_and_step does), else J, KLU, update.
 NewtonStatus newton(const Shared& sh, Work& w, const std::vector<cplx>& sbus, std::vector<cplx>& V, int& iterations,
                     double& mismatch, bool shared_first) {
   const BatchOptions& o = *sh.o;
@@ -115,15 +117,10 @@ NewtonStatus newton(const Shared& sh, Work& w, const std::vector<cplx>& sbus, st
   for (int k = 1; k <= o.max_iter + 1; ++k) {
     const double norm = cpu::pf_mismatch_cpu(view, w.V.data(), F, 0, npvpq);
     mismatch = norm;
-    if (!std::isfinite(norm)) {
-      status = NewtonStatus::Diverged;
-      break;
-    }
-    if (norm < o.tol) {
-      status = NewtonStatus::Converged;
-      break;
-    }
-    if (k > o.max_iter) break;
+    const NewtonDecision d = newton_decision(norm, o.tol, k, o.max_iter);
+    if (d == NewtonDecision::Diverged) status = NewtonStatus::Diverged;
+    if (d == NewtonDecision::Converged) status = NewtonStatus::Converged;
+    if (d != NewtonDecision::Step) break;  // MaxIter keeps the status it starts with
     bool ok;
     std::copy(w.F.begin(), w.F.begin() + n, w.dx.begin());
     if (shared_first && k == 1) {

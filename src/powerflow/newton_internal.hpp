@@ -10,6 +10,7 @@
 //    bus types per Case bus, and the count of switched buses.
 #pragma once
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,18 @@
 #include "stardiff/runtime/handle.hpp"
 
 namespace stardiff::powerflow::detail {
+
+// The stopping rule before Newton step k (1-based), given the mismatch norm at the current
+// iterate: Diverged when it is not finite, Converged when below tol, MaxIter when
+// k > max_iter, else Step. powerflow::solve (NewtonSystem::check_and_step) and
+// solve_batch both stop by it.
+enum class NewtonDecision { Step, Converged, Diverged, MaxIter };
+inline NewtonDecision newton_decision(double norm, double tol, int k, int max_iter) {
+  if (!std::isfinite(norm)) return NewtonDecision::Diverged;
+  if (norm < tol) return NewtonDecision::Converged;
+  if (k > max_iter) return NewtonDecision::MaxIter;
+  return NewtonDecision::Step;
+}
 
 using clock_type = std::chrono::steady_clock;
 inline double seconds_since(clock_type::time_point t) {

@@ -210,9 +210,12 @@ int NewtonSystem::check_and_step(void* ctx, int k, double* dx) {
   }
   L.norm = norm;
   L.norm_known_s = seconds_since(self->t_start_);
-  if (!std::isfinite(norm)) return L.status = kDiverged;
-  if (norm < self->opts_.tol) return L.status = kConverged;
-  if (k > self->opts_.max_iter) return L.status = kMaxIter;
+  switch (newton_decision(norm, self->opts_.tol, k, self->opts_.max_iter)) {
+    case NewtonDecision::Diverged: return L.status = kDiverged;
+    case NewtonDecision::Converged: return L.status = kConverged;
+    case NewtonDecision::MaxIter: return L.status = kMaxIter;
+    case NewtonDecision::Step: break;
+  }
   L.stepped = true;
   for (double s : self->jac_seconds_) L.jacobian_s = std::max(L.jacobian_s, s);
   const auto t0 = clock_type::now();
