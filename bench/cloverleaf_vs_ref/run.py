@@ -6,7 +6,9 @@
 # --summary-frequency written into it); the reference runs in a fresh temporary directory per
 # run, as it reads ./clover.in and writes ./clover.out. Prints each run, a summary, and one line
 #   cloverleaf_vs_ref deck=D steps=S ref_s=R stardiff_s=X ref_ke=K stardiff_ke=L ratio=X/R ...
-# (times: medians of the process wall clocks; *_cpu_s their CPU times; ref_loop_s and
+# (times: medians of the process wall clocks; before it, one `flags` line per program: the
+# reference's Fortran and C compile flags (from `make -n` of its build directory) and
+# stardiff-cloverleaf's and libstardiff's C++ flags (from their build trees' flags.make); *_cpu_s their CPU times; ref_loop_s and
 # stardiff_wall_s the programs' own timers; "na" where stardiff-cloverleaf is not built or with
 # --ref-only; ratio = stardiff_s / ref_s). The reference comes from
 # the cmake target cloverleaf_ref (built here when absent, unless --no-build); where the build
@@ -197,6 +199,55 @@ def parse_clover_out(text):
             "qa": (int(qa.group(1)), qa.group(2)) if qa else None}
 
 
+def flag_tokens(line):
+    """The options of one compile command line (its '-' tokens but -c and -o)."""
+    return " ".join(t for t in line.split()[1:] if t.startswith("-") and t not in ("-c", "-o"))
+
+
+def reference_flags(exe):
+    """Fortran and C compile flags of the reference's build directory (`make -n -B`)."""
+    d = os.path.dirname(os.path.abspath(exe))
+    if not os.path.isfile(os.path.join(d, "Makefile")):
+        return "unknown", "unknown"
+    try:
+        r = subprocess.run(["make", "-n", "-B", "-C", d, "COMPILER=GNU", "MPI_COMPILER=mpif90",
+                            "C_MPI_COMPILER=mpicc"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", "unknown"
+    fortran = c = "unknown"
+    for line in r.stdout.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        tool = os.path.basename(words[0])
+        if tool == "mpif90" and fortran == "unknown":
+            fortran = flag_tokens(line)
+        elif tool == "mpicc" and c == "unknown":
+            c = flag_tokens(line)
+    return fortran, c
+
+
+def cmake_cxx_flags(flags_make):
+    """CXX_FLAGS of a CMake target's flags.make, or 'unknown'."""
+    try:
+        with open(flags_make) as f:
+            for line in f:
+                if line.startswith("CXX_FLAGS"):
+                    return line.partition("=")[2].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def stardiff_flags(exe, build_dir):
+    """C++ flags of stardiff-cloverleaf (its build tree) and of libstardiff (BUILD)."""
+    app = cmake_cxx_flags(os.path.join(os.path.dirname(os.path.abspath(exe)), "CMakeFiles",
+                                       "stardiff-cloverleaf.dir", "flags.make"))
+    lib = cmake_cxx_flags(os.path.join(build_dir, "CMakeFiles", "stardiff.dir", "flags.make"))
+    return app, lib
+
+
 def child_cpu_s():
     """User + system CPU seconds of the children waited for so far."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -285,6 +336,11 @@ def main(argv):
     with open(deck_path, "w") as f:
         f.write(deck_text)
 
+    rf, rc_flags = reference_flags(ref)
+    print(f"flags tool=reference fortran='{rf}' c='{rc_flags}'")
+    if sd is not None:
+        app_flags, lib_flags = stardiff_flags(sd, a.build_dir)
+        print(f"flags tool=stardiff stardiff-cloverleaf='{app_flags}' libstardiff='{lib_flags}'")
     refs, sds = [], []
     status = 0
     load_start = os.getloadavg()[0]
