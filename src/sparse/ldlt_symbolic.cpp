@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -175,7 +176,8 @@ thread_local std::int64_t t_evaluations = 0;  // candidate orders counted on thi
 thread_local Pattern t_upper;
 
 template <class Rows>
-std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows);
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound,
+                std::int64_t* rowcnt);
 
 // The final numbering of o (perm, iperm, parent) of n columns from the fill-reducing order
 // perm0 (new -> old), the elimination tree parent0 in its numbering and that tree's
@@ -197,8 +199,10 @@ void postordered_numbering(int n, const std::vector<int>& perm0, const std::vect
 // with path compression; a column k of P A P^T has rows iperm[r] < k for the neighbours r
 // of perm0[k]), its postorder, then col_counts. Bitwise the numbering and counts a
 // permuted triangle would give (the tree of a matrix is unique, the postorder is a
-// function of the tree).
-void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
+// function of the tree). Returns false, o.cnt incomplete, where nnz(L) exceeds `bound`
+// (see col_counts); rowcnt (optional): the row counts of L in the final numbering.
+bool count_order(const Graph& g, const std::vector<int>& perm0, Counted& o,
+                 double bound = std::numeric_limits<double>::infinity(), std::int64_t* rowcnt = nullptr) {
   const int n = int(perm0.size());
   ++t_evaluations;
   std::vector<int> ip0(n), parent0(n, -1), anc(n, -1);
@@ -221,10 +225,13 @@ void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
   postordered_numbering(n, perm0, parent0, post, ipost, o);
   const std::vector<int>& fp = o.perm;
   const std::vector<int>& fip = o.iperm;
-  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
-    const int c = fp[j];
-    for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
-  });
+  return col_counts(
+      n, o.parent,
+      [&](int j, auto&& f) {
+        const int c = fp[j];
+        for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
+      },
+      o.cnt, bound, rowcnt);
 }
 
 // Elimination tree (Liu, with path compression) from an upper triangle.
@@ -281,9 +288,12 @@ const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& 
   for (int k = 0; k < n; ++k) ipost[post[k]] = k;
   postordered_numbering(n, perm0, parent0, post, ipost, o);
   postordered_transpose(n, t_u0, post.data(), ipost.data(), L);
-  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
-    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
-  });
+  col_counts(
+      n, o.parent,
+      [&](int j, auto&& f) {
+        for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
+      },
+      o.cnt, std::numeric_limits<double>::infinity(), nullptr);
   return t_u0;
 }
 
@@ -305,17 +315,30 @@ const Pattern& numbered_triangles(const CscMatrix32& A, const std::vector<int>& 
 // elimination tree; rows(j, f) calls f(i) for the rows of column j (any order; rows
 // i <= j are skipped): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
 // their leaves and least common ancestors), O(nnz(A) alpha(n)) time instead of one step
-// per entry of L.
+// per entry of L. Column j's count is final once column j is done (the updates of a column
+// come from it and its descendants, which precede it), so the running sum of the counts
+// of columns 0..j is a lower bound of nnz(L): the count stops, returning false (cnt then
+// incomplete), as soon as that sum exceeds `bound`. rowcnt (optional, n entries): the
+// row counts of L (diagonal included), from the same skeleton (a row subtree's size: the
+// path of its first leaf up to the row, then each further leaf's path up to its least
+// common ancestor with the previous leaf).
 template <class Rows>
-std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows) {
-  std::vector<std::int64_t> delta(n, 0);
-  std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound,
+                std::int64_t* rowcnt) {
+  delta.assign(n, 0);
+  std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n), level;
   for (int k = 0; k < n; ++k) {
     int j = k;
     delta[j] = first[j] == -1 ? 1 : 0;  // a leaf of the tree
     for (; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
   }
+  if (rowcnt) {  // depth below the root: parents have larger indices
+    level.assign(n, 0);
+    for (int j = n - 1; j >= 0; --j) level[j] = parent[j] == -1 ? 0 : level[parent[j]] + 1;
+    std::fill(rowcnt, rowcnt + n, std::int64_t(1));
+  }
   std::iota(ancestor.begin(), ancestor.end(), 0);
+  std::int64_t done = 0;  // the counts of the columns finished
   for (int j = 0; j < n; ++j) {
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
     rows(j, [&](int i) {  // the rows i > j of column j of P A P^T
@@ -325,7 +348,10 @@ std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows
       const int jprev = prevleaf[i];
       prevleaf[i] = j;
       delta[j]++;  // A(i, j) is in the skeleton
-      if (jprev == -1) return;  // the first leaf: its subtree root is i itself
+      if (jprev == -1) {  // the first leaf: its subtree root is i itself
+        if (rowcnt) rowcnt[i] += level[j] - level[i];
+        return;
+      }
       int lca = jprev;
       while (lca != ancestor[lca]) lca = ancestor[lca];
       for (int t = jprev; t != lca;) {  // path compression
@@ -334,14 +360,17 @@ std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows
         t = up;
       }
       delta[lca]--;  // the overlap of the two leaves' paths
+      if (rowcnt) rowcnt[i] += level[j] - level[lca];
     });
-    if (parent[j] != -1) ancestor[j] = parent[j];
+    if (parent[j] != -1) {
+      ancestor[j] = parent[j];
+      delta[parent[j]] += delta[j];  // column j's count is final: its parent's sum gets it
+    }
+    done += delta[j];
+    if (double(done) > bound) return false;
   }
-  for (int j = 0; j < n; ++j)  // parents have larger indices: children are summed first
-    if (parent[j] != -1) delta[parent[j]] += delta[j];
-  return delta;
+  return true;
 }
-
 
 std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr,
                           double* flops = nullptr) {
@@ -492,6 +521,7 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 
 // ---- the passes of analyze_pattern ----
 namespace {
+
 // The fill-reducing order (new -> old) opts asks for, and S.ordering. Where the order
 // kept has already been numbered and counted (a winning METIS order under `auto`, a paired
 // order, or a base order weighed against a deferred one), o and cnt are filled and the
@@ -543,11 +573,11 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
         perm = amd_perm(n, p, idx, &lnz_amd, &amd_flops);
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
+          // METIS wins with nnz(L) <= lnz_amd - 1: its count stops above that
           Counted om;
-          auto cm = ordered_counts(g, metis_perm(n, p, idx), om);
-          if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
+          if (count_order(g, metis_perm(n, p, idx), om, double(lnz_amd - 1))) {
+            cnt = std::move(om.cnt);
             o = std::move(om);
-            cnt = std::move(cm);
             numbered = true;
             S.ordering = Ordering::Metis;
           }
@@ -592,28 +622,27 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
     return true;
   }
   std::int64_t moved = 0;
-  std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
+  const std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
   // Each candidate is counted once (from the graph); only the winner's triangles are built
-  // (analyze_pattern).
+  // (analyze_pattern). A paired order is kept where its nnz(L) is at most
+  // pairing_fill_limit times the base order's (0: always); its count stops once over that
+  // (col_counts).
   const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
-  std::int64_t base_lnz = 0;
-  if (!numbered && opts.pairing_fill_limit > 0) {
+  const double limit = opts.pairing_fill_limit;
+  if (!numbered && limit > 0) {
     cnt = ordered_counts(g, base, o);
     numbered = true;
   }
-  if (numbered) base_lnz = sum(cnt);
+  const double bound = limit > 0 ? limit * double(sum(cnt)) : std::numeric_limits<double>::infinity();
   Counted od;
-  auto cd = ordered_counts(g, dperm, od);
-  const auto within = [&](const std::vector<std::int64_t>& c) {
-    return opts.pairing_fill_limit <= 0 || double(sum(c)) <= opts.pairing_fill_limit * double(base_lnz);
-  };
-  if (!within(cd)) {  // partners too far down the order: distinct nearer ones instead
+  bool keep = count_order(g, dperm, od, bound);
+  if (!keep) {  // partners too far down the order: distinct nearer ones instead
     moved = 0;
-    cd = ordered_counts(g, partnered_order(A, p, idx, mate, base, &moved), od);
+    keep = count_order(g, partnered_order(A, p, idx, mate, base, &moved), od, bound);
   }
-  if (within(cd)) {
+  if (keep) {
+    cnt = std::move(od.cnt);
     o = std::move(od);
-    cnt = std::move(cd);
     S.deferred = moved;
     S.paired_order = true;
     return true;
