@@ -129,28 +129,22 @@ void transpose(int n, const Pattern& in, Pattern& out) {
     }
 }
 
+// Postorder of a forest whose parents come after their children (an elimination tree):
+// each subtree's columns in one contiguous run ending at its root, children's runs in
+// increasing child index, roots likewise (the depth-first order visiting children in
+// increasing index gives the same). Subtree sizes bottom-up, then runs handed out top-down
+// from the right: a node's last (largest) child gets the run just before it.
 std::vector<int> postorder(int n, const std::vector<int>& parent) {
-  std::vector<int> head(n, -1), next(n, -1), stack, post;
-  post.reserve(n);
-  for (int j = n - 1; j >= 0; --j)
-    if (parent[j] != -1) {
-      next[j] = head[parent[j]];
-      head[parent[j]] = j;
-    }
-  for (int root = 0; root < n; ++root) {
-    if (parent[root] != -1) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      int p = stack.back();
-      int c = head[p];
-      if (c == -1) {
-        stack.pop_back();
-        post.push_back(p);
-      } else {
-        head[p] = next[c];
-        stack.push_back(c);
-      }
-    }
+  std::vector<int> size(n, 1), end(n), post(n);
+  for (int j = 0; j < n; ++j)
+    if (parent[j] != -1) size[parent[j]] += size[j];
+  int roots = n;  // the roots' runs, from the right
+  for (int j = n - 1; j >= 0; --j) {
+    int& cursor = parent[j] == -1 ? roots : end[parent[j]];
+    const int at = cursor - 1;  // j's position: the end of its run
+    post[at] = j;
+    end[j] = at;  // j's children's runs end just before it
+    cursor -= size[j];
   }
   return post;
 }
