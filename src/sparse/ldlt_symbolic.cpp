@@ -170,8 +170,7 @@ thread_local std::int64_t t_evaluations = 0;  // candidate orders counted on thi
 thread_local Pattern t_upper;
 
 template <class Rows>
-bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound,
-                std::int64_t* rowcnt);
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound);
 
 // The final numbering of o (perm, iperm, parent) of n columns from the fill-reducing order
 // perm0 (new -> old), the elimination tree parent0 in its numbering and that tree's
@@ -194,9 +193,9 @@ void postordered_numbering(int n, const std::vector<int>& perm0, const std::vect
 // of perm0[k]), its postorder, then col_counts. Bitwise the numbering and counts a
 // permuted triangle would give (the tree of a matrix is unique, the postorder is a
 // function of the tree). Returns false, o.cnt incomplete, where nnz(L) exceeds `bound`
-// (see col_counts); rowcnt (optional): the row counts of L in the final numbering.
+// (see col_counts).
 bool count_order(const Graph& g, const std::vector<int>& perm0, Counted& o,
-                 double bound = std::numeric_limits<double>::infinity(), std::int64_t* rowcnt = nullptr) {
+                 double bound = std::numeric_limits<double>::infinity()) {
   const int n = int(perm0.size());
   ++t_evaluations;
   std::vector<int> ip0(n), parent0(n, -1), anc(n, -1);
@@ -225,7 +224,7 @@ bool count_order(const Graph& g, const std::vector<int>& perm0, Counted& o,
         const int c = fp[j];
         for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
       },
-      o.cnt, bound, rowcnt);
+      o.cnt, bound);
 }
 
 // Elimination tree (Liu, with path compression) from an upper triangle.
@@ -287,7 +286,7 @@ const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& 
       [&](int j, auto&& f) {
         for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
       },
-      o.cnt, std::numeric_limits<double>::infinity(), nullptr);
+      o.cnt, std::numeric_limits<double>::infinity());
   return t_u0;
 }
 
@@ -310,26 +309,18 @@ const Pattern& numbered_triangles(const CscMatrix32& A, const std::vector<int>& 
 // i <= j are skipped): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
 // their leaves and least common ancestors), O(nnz(A) alpha(n)) time instead of one step
 // per entry of L. Column j's count is final once column j is done (the updates of a column
-// come from it and its descendants, which precede it), so the running sum of the counts
-// of columns 0..j is a lower bound of nnz(L): the count stops, returning false (cnt then
-// incomplete), as soon as that sum exceeds `bound`. rowcnt (optional, n entries): the
-// row counts of L (diagonal included), from the same skeleton (a row subtree's size: the
-// path of its first leaf up to the row, then each further leaf's path up to its least
-// common ancestor with the previous leaf).
+// come from it and its descendants, which precede it), so the counts of columns 0..j, one
+// for each later column, and cnt[j] - d - 1 more for j's ancestor d levels up (a child's
+// structure less its parent is in the parent's) bound nnz(L) from below: the count stops,
+// returning false (cnt then incomplete), as soon as that bound exceeds `bound`.
 template <class Rows>
-bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound,
-                std::int64_t* rowcnt) {
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound) {
   delta.assign(n, 0);
-  std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n), level;
+  std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
   for (int k = 0; k < n; ++k) {
     int j = k;
     delta[j] = first[j] == -1 ? 1 : 0;  // a leaf of the tree
     for (; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
-  }
-  if (rowcnt) {  // depth below the root: parents have larger indices
-    level.assign(n, 0);
-    for (int j = n - 1; j >= 0; --j) level[j] = parent[j] == -1 ? 0 : level[parent[j]] + 1;
-    std::fill(rowcnt, rowcnt + n, std::int64_t(1));
   }
   std::iota(ancestor.begin(), ancestor.end(), 0);
   std::int64_t done = 0;  // the counts of the columns finished
@@ -342,10 +333,7 @@ bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<
       const int jprev = prevleaf[i];
       prevleaf[i] = j;
       delta[j]++;  // A(i, j) is in the skeleton
-      if (jprev == -1) {  // the first leaf: its subtree root is i itself
-        if (rowcnt) rowcnt[i] += level[j] - level[i];
-        return;
-      }
+      if (jprev == -1) return;  // the first leaf: its subtree root is i itself
       int lca = jprev;
       while (lca != ancestor[lca]) lca = ancestor[lca];
       for (int t = jprev; t != lca;) {  // path compression
@@ -354,14 +342,16 @@ bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<
         t = up;
       }
       delta[lca]--;  // the overlap of the two leaves' paths
-      if (rowcnt) rowcnt[i] += level[j] - level[lca];
     });
     if (parent[j] != -1) {
       ancestor[j] = parent[j];
       delta[parent[j]] += delta[j];  // column j's count is final: its parent's sum gets it
     }
     done += delta[j];
-    if (double(done) > bound) return false;
+    // every column after j counts at least 1, and j's ancestors, none finished, at least
+    // cnt[j] - 1, cnt[j] - 2, ... (a child's structure less its parent is in the parent's)
+    const std::int64_t c = delta[j];
+    if (double(done + (n - 1 - j) + (c - 1) * (c - 2) / 2) > bound) return false;
   }
   return true;
 }
