@@ -41,14 +41,17 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
   const auto& cp = A.col_ptr;
   const auto& ri = A.row_idx;
   const auto& v = A.values;
-  for (int j = 0; j < n; ++j)
+  for (int j = 0; j < n; ++j) {
+    double mj = rmax[j];  // column j's maximum in a register (rows i > j are other columns')
     for (int k = cp[j]; k < cp[j + 1]; ++k) {
       const int i = ri[k];
       const double a = std::fabs(v[k]);
       if (i == j) diag[j] = v[k];
-      rmax[i] = std::max(rmax[i], a);
-      rmax[j] = std::max(rmax[j], a);
+      else rmax[i] = std::max(rmax[i], a);
+      mj = std::max(mj, a);
     }
+    rmax[j] = mj;
+  }
   std::vector<double> s(n);
   for (int i = 0; i < n; ++i) s[i] = rmax[i] > 0 ? 1.0 / std::sqrt(rmax[i]) : 1.0;
   // candidate partners of each zero-diagonal column: nonzero-diagonal ones (by decreasing
@@ -166,6 +169,17 @@ std::vector<int> zero_diagonal_matching(const CscMatrix32& A) {
 }
 
 namespace {
+// zero[j]: column j has no nonzero diagonal entry stored. Rows are sorted and unique
+// (check_matrix): a column's diagonal entry, if stored, comes first.
+void zero_diagonal(const CscMatrix32& A, std::vector<char>& zero) {
+  const int n = A.n_cols;
+  zero.assign(n, 1);
+  for (int j = 0; j < n; ++j) {
+    const int k = A.col_ptr[j];
+    zero[j] = !(k < A.col_ptr[j + 1] && A.row_idx[k] == j && A.values[k] != 0.0);
+  }
+}
+
 // pos: the position of each column in the order perm (new -> old); zero[j]: column j has
 // no nonzero diagonal entry stored.
 void positions_and_zero_diagonal(const CscMatrix32& A, const std::vector<int>& perm, std::vector<int>& pos,
@@ -173,10 +187,7 @@ void positions_and_zero_diagonal(const CscMatrix32& A, const std::vector<int>& p
   const int n = A.n_cols;
   pos.assign(n, 0);
   for (int k = 0; k < n; ++k) pos[perm[k]] = k;
-  zero.assign(n, 1);
-  for (int j = 0; j < n; ++j)
-    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  zero_diagonal(A, zero);
 }
 
 // Column j of pattern (p, idx) comes strictly before every entry of its column in the order
@@ -337,10 +348,8 @@ std::vector<int> compressed_order(const CscMatrix32& A, const std::vector<int>& 
     ++ng;
   }
   // the zero-diagonal member goes second
-  std::vector<char> zero(n, 1);
-  for (int j = 0; j < n; ++j)
-    for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k)
-      if (A.row_idx[k] == j && A.values[k] != 0.0) zero[j] = 0;
+  std::vector<char> zero;
+  zero_diagonal(A, zero);
   for (int g = 0; g < ng; ++g)
     if (second[g] >= 0 && zero[first[g]] && !zero[second[g]]) std::swap(first[g], second[g]);
   // compressed graph (no self loops, no duplicates), CSC

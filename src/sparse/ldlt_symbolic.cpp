@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -128,28 +129,22 @@ void transpose(int n, const Pattern& in, Pattern& out) {
     }
 }
 
+// Postorder of a forest whose parents come after their children (an elimination tree):
+// each subtree's columns in one contiguous run ending at its root, children's runs in
+// increasing child index, roots likewise (the depth-first order visiting children in
+// increasing index gives the same). Subtree sizes bottom-up, then runs handed out top-down
+// from the right: a node's last (largest) child gets the run just before it.
 std::vector<int> postorder(int n, const std::vector<int>& parent) {
-  std::vector<int> head(n, -1), next(n, -1), stack, post;
-  post.reserve(n);
-  for (int j = n - 1; j >= 0; --j)
-    if (parent[j] != -1) {
-      next[j] = head[parent[j]];
-      head[parent[j]] = j;
-    }
-  for (int root = 0; root < n; ++root) {
-    if (parent[root] != -1) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      int p = stack.back();
-      int c = head[p];
-      if (c == -1) {
-        stack.pop_back();
-        post.push_back(p);
-      } else {
-        head[p] = next[c];
-        stack.push_back(c);
-      }
-    }
+  std::vector<int> size(n, 1), end(n), post(n);
+  for (int j = 0; j < n; ++j)
+    if (parent[j] != -1) size[parent[j]] += size[j];
+  int roots = n;  // the roots' runs, from the right
+  for (int j = n - 1; j >= 0; --j) {
+    int& cursor = parent[j] == -1 ? roots : end[parent[j]];
+    const int at = cursor - 1;  // j's position: the end of its run
+    post[at] = j;
+    end[j] = at;  // j's children's runs end just before it
+    cursor -= size[j];
   }
   return post;
 }
@@ -175,7 +170,7 @@ thread_local std::int64_t t_evaluations = 0;  // candidate orders counted on thi
 thread_local Pattern t_upper;
 
 template <class Rows>
-std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows);
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound);
 
 // The final numbering of o (perm, iperm, parent) of n columns from the fill-reducing order
 // perm0 (new -> old), the elimination tree parent0 in its numbering and that tree's
@@ -197,8 +192,10 @@ void postordered_numbering(int n, const std::vector<int>& perm0, const std::vect
 // with path compression; a column k of P A P^T has rows iperm[r] < k for the neighbours r
 // of perm0[k]), its postorder, then col_counts. Bitwise the numbering and counts a
 // permuted triangle would give (the tree of a matrix is unique, the postorder is a
-// function of the tree).
-void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
+// function of the tree). Returns false, o.cnt incomplete, where nnz(L) exceeds `bound`
+// (see col_counts).
+bool count_order(const Graph& g, const std::vector<int>& perm0, Counted& o,
+                 double bound = std::numeric_limits<double>::infinity()) {
   const int n = int(perm0.size());
   ++t_evaluations;
   std::vector<int> ip0(n), parent0(n, -1), anc(n, -1);
@@ -221,10 +218,13 @@ void count_order(const Graph& g, const std::vector<int>& perm0, Counted& o) {
   postordered_numbering(n, perm0, parent0, post, ipost, o);
   const std::vector<int>& fp = o.perm;
   const std::vector<int>& fip = o.iperm;
-  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
-    const int c = fp[j];
-    for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
-  });
+  return col_counts(
+      n, o.parent,
+      [&](int j, auto&& f) {
+        const int c = fp[j];
+        for (int q = gp[c]; q < gp[c + 1]; ++q) f(fip[gi[q]]);
+      },
+      o.cnt, bound);
 }
 
 // Elimination tree (Liu, with path compression) from an upper triangle.
@@ -281,9 +281,12 @@ const Pattern& number_on_triangle(const CscMatrix32& A, const std::vector<int>& 
   for (int k = 0; k < n; ++k) ipost[post[k]] = k;
   postordered_numbering(n, perm0, parent0, post, ipost, o);
   postordered_transpose(n, t_u0, post.data(), ipost.data(), L);
-  o.cnt = col_counts(n, o.parent, [&](int j, auto&& f) {
-    for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
-  });
+  col_counts(
+      n, o.parent,
+      [&](int j, auto&& f) {
+        for (std::int64_t q = L.p[j]; q < L.p[j + 1]; ++q) f(L.i[q]);
+      },
+      o.cnt, std::numeric_limits<double>::infinity());
   return t_u0;
 }
 
@@ -305,10 +308,14 @@ const Pattern& numbered_triangles(const CscMatrix32& A, const std::vector<int>& 
 // elimination tree; rows(j, f) calls f(i) for the rows of column j (any order; rows
 // i <= j are skipped): Gilbert, Ng and Peyton's skeleton-matrix algorithm (row subtrees counted through
 // their leaves and least common ancestors), O(nnz(A) alpha(n)) time instead of one step
-// per entry of L.
+// per entry of L. Column j's count is final once column j is done (the updates of a column
+// come from it and its descendants, which precede it), so the counts of columns 0..j, one
+// for each later column, and cnt[j] - d - 1 more for j's ancestor d levels up (a child's
+// structure less its parent is in the parent's) bound nnz(L) from below: the count stops,
+// returning false (cnt then incomplete), as soon as that bound exceeds `bound`.
 template <class Rows>
-std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows&& rows) {
-  std::vector<std::int64_t> delta(n, 0);
+bool col_counts(int n, const std::vector<int>& parent, Rows&& rows, std::vector<std::int64_t>& delta, double bound) {
+  delta.assign(n, 0);
   std::vector<int> first(n, -1), maxfirst(n, -1), prevleaf(n, -1), ancestor(n);
   for (int k = 0; k < n; ++k) {
     int j = k;
@@ -316,6 +323,7 @@ std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows
     for (; j != -1 && first[j] == -1; j = parent[j]) first[j] = k;
   }
   std::iota(ancestor.begin(), ancestor.end(), 0);
+  std::int64_t done = 0;  // the counts of the columns finished
   for (int j = 0; j < n; ++j) {
     if (parent[j] != -1) delta[parent[j]]--;  // j is not a root
     rows(j, [&](int i) {  // the rows i > j of column j of P A P^T
@@ -335,13 +343,18 @@ std::vector<std::int64_t> col_counts(int n, const std::vector<int>& parent, Rows
       }
       delta[lca]--;  // the overlap of the two leaves' paths
     });
-    if (parent[j] != -1) ancestor[j] = parent[j];
+    if (parent[j] != -1) {
+      ancestor[j] = parent[j];
+      delta[parent[j]] += delta[j];  // column j's count is final: its parent's sum gets it
+    }
+    done += delta[j];
+    // every column after j counts at least 1, and j's ancestors, none finished, at least
+    // cnt[j] - 1, cnt[j] - 2, ... (a child's structure less its parent is in the parent's)
+    const std::int64_t c = delta[j];
+    if (double(done + (n - 1 - j) + (c - 1) * (c - 2) / 2) > bound) return false;
   }
-  for (int j = 0; j < n; ++j)  // parents have larger indices: children are summed first
-    if (parent[j] != -1) delta[parent[j]] += delta[j];
-  return delta;
+  return true;
 }
-
 
 std::vector<int> amd_perm(int n, const std::vector<int>& p, const std::vector<int>& idx, std::int64_t* lnz = nullptr,
                           double* flops = nullptr) {
@@ -492,6 +505,7 @@ std::int64_t predicted_nnz_l(const CscMatrix32& A, const std::vector<int>& perm)
 
 // ---- the passes of analyze_pattern ----
 namespace {
+
 // The fill-reducing order (new -> old) opts asks for, and S.ordering. Where the order
 // kept has already been numbered and counted (a winning METIS order under `auto`, a paired
 // order, or a base order weighed against a deferred one), o and cnt are filled and the
@@ -543,11 +557,11 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
         perm = amd_perm(n, p, idx, &lnz_amd, &amd_flops);
         const double anz = double(A.nnz());
         if (n >= 2000 && double(lnz_amd) >= 5 * anz && amd_flops >= 500 * double(lnz_amd)) {
+          // METIS wins with nnz(L) <= lnz_amd - 1: its count stops above that
           Counted om;
-          auto cm = ordered_counts(g, metis_perm(n, p, idx), om);
-          if (std::accumulate(cm.begin(), cm.end(), std::int64_t(0)) < lnz_amd) {
+          if (count_order(g, metis_perm(n, p, idx), om, double(lnz_amd - 1))) {
+            cnt = std::move(om.cnt);
             o = std::move(om);
-            cnt = std::move(cm);
             numbered = true;
             S.ordering = Ordering::Metis;
           }
@@ -592,28 +606,27 @@ bool choose_ordering(const CscMatrix32& A, const LdltOptions& opts, const std::v
     return true;
   }
   std::int64_t moved = 0;
-  std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
+  const std::vector<int> dperm = deferred_order(A, p, idx, mate, base, &moved);
   // Each candidate is counted once (from the graph); only the winner's triangles are built
-  // (analyze_pattern).
+  // (analyze_pattern). A paired order is kept where its nnz(L) is at most
+  // pairing_fill_limit times the base order's (0: always); its count stops once over that
+  // (col_counts).
   const auto sum = [](const std::vector<std::int64_t>& c) { return std::accumulate(c.begin(), c.end(), std::int64_t(0)); };
-  std::int64_t base_lnz = 0;
-  if (!numbered && opts.pairing_fill_limit > 0) {
+  const double limit = opts.pairing_fill_limit;
+  if (!numbered && limit > 0) {
     cnt = ordered_counts(g, base, o);
     numbered = true;
   }
-  if (numbered) base_lnz = sum(cnt);
+  const double bound = limit > 0 ? limit * double(sum(cnt)) : std::numeric_limits<double>::infinity();
   Counted od;
-  auto cd = ordered_counts(g, dperm, od);
-  const auto within = [&](const std::vector<std::int64_t>& c) {
-    return opts.pairing_fill_limit <= 0 || double(sum(c)) <= opts.pairing_fill_limit * double(base_lnz);
-  };
-  if (!within(cd)) {  // partners too far down the order: distinct nearer ones instead
+  bool keep = count_order(g, dperm, od, bound);
+  if (!keep) {  // partners too far down the order: distinct nearer ones instead
     moved = 0;
-    cd = ordered_counts(g, partnered_order(A, p, idx, mate, base, &moved), od);
+    keep = count_order(g, partnered_order(A, p, idx, mate, base, &moved), od, bound);
   }
-  if (within(cd)) {
+  if (keep) {
+    cnt = std::move(od.cnt);
     o = std::move(od);
-    cnt = std::move(cd);
     S.deferred = moved;
     S.paired_order = true;
     return true;
