@@ -31,7 +31,7 @@ configure_package_config_file(cmake/stardiffConfig.cmake.in
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/stardiffConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/stardiffConfig.cmake
-  ${CMAKE_CURRENT_BINARY_DIR}/stardiffConfigVersion.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/stardiffConfigVersion.cmake ${PROJECT_SOURCE_DIR}/cmake/StardiffCudaKernels.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/stardiff)
 # prefix relative to the .pc file, so `cmake --install --prefix P` relocates it.
 file(RELATIVE_PATH STARDIFF_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")

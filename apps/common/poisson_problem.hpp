@@ -6,7 +6,8 @@
 // s = sin(pi x) cos(2 pi y); u = s, f = -5 pi^2 s, ref = s, u2 = s (passive set-up); then
 // u = 0 on the interior (passive). Each iteration: Jacobi sweep u -> u2 on the interior,
 // then copy u2 -> u. E = sum over the interior of (u - ref)^2 (a SUM reduction).
-// u, u2, f are active; ref is passive. Known answer (20 x 20, 10 iterations):
+// Kernels are STARDIFF_HD: from an nvcc translation unit the loops also run on CUDA
+// workers (stardiff/mesh/par_loop_cuda.cuh). u, u2, f are active; ref is passive. Known answer (20 x 20, 10 iterations):
 // E = 16.5173570176708. Adjoints: Jacobi and copy are linear (adjoint_reads = 0, nothing
 // is saved); the error loop's adjoint reads u and ref.
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "stardiff/adjoint.hpp"
 #include "stardiff/mesh.hpp"
+#include "stardiff/mesh/hd.hpp"
 #include "stardiff/runtime/executor.hpp"
 #include "stardiff/runtime/runtime.hpp"
 
@@ -24,7 +26,7 @@ using mesh::Acc;
 
 struct InitKernel {
   double dx, dy;
-  void operator()(Acc<double> u, Acc<double> f, Acc<double> ref, Acc<double> u2, const int* idx) const {
+  STARDIFF_HD void operator()(Acc<double> u, Acc<double> f, Acc<double> ref, Acc<double> u2, const int* idx) const {
     const double pi = 3.14159265358979323846;
     const double x = dx * idx[0], y = dy * idx[1];
     const double s = std::sin(pi * x) * std::cos(2.0 * pi * y);
@@ -36,16 +38,16 @@ struct InitKernel {
 };
 
 struct ZeroKernel {
-  void operator()(Acc<double> u) const { u(0, 0) = 0.0; }
+  STARDIFF_HD void operator()(Acc<double> u) const { u(0, 0) = 0.0; }
 };
 
 struct JacobiKernel {
   double dx2, dy2, inv;  // dx^2, dy^2, 1 / (2 (dx^2 + dy^2))
   static constexpr unsigned adjoint_reads = 0;  // linear: the adjoint reads no primal value
-  void operator()(Acc<const double> u, Acc<const double> f, Acc<double> u2) const {
+  STARDIFF_HD void operator()(Acc<const double> u, Acc<const double> f, Acc<double> u2) const {
     u2(0, 0) = ((u(-1, 0) + u(1, 0)) * dy2 + (u(0, -1) + u(0, 1)) * dx2 - f(0, 0) * dx2 * dy2) * inv;
   }
-  void adjoint(Acc<const double>, Acc<double> u_a1s, Acc<const double>, Acc<double> f_a1s, Acc<const double>,
+  STARDIFF_HD void adjoint(Acc<const double>, Acc<double> u_a1s, Acc<const double>, Acc<double> f_a1s, Acc<const double>,
                Acc<double> u2_a1s) const {
     const double c = u2_a1s(0, 0) * inv;
     u_a1s(-1, 0) += c * dy2;
@@ -58,19 +60,19 @@ struct JacobiKernel {
 
 struct CopyKernel {
   static constexpr unsigned adjoint_reads = 0;
-  void operator()(Acc<const double> src, Acc<double> dst) const { dst(0, 0) = src(0, 0); }
-  void adjoint(Acc<const double>, Acc<double> src_a1s, Acc<const double>, Acc<double> dst_a1s) const {
+  STARDIFF_HD void operator()(Acc<const double> src, Acc<double> dst) const { dst(0, 0) = src(0, 0); }
+  STARDIFF_HD void adjoint(Acc<const double>, Acc<double> src_a1s, Acc<const double>, Acc<double> dst_a1s) const {
     src_a1s(0, 0) += dst_a1s(0, 0);
   }
 };
 
 struct ErrorKernel {
   static constexpr unsigned adjoint_reads = 0b011;  // u and ref
-  void operator()(Acc<const double> u, Acc<const double> ref, double* err) const {
+  STARDIFF_HD void operator()(Acc<const double> u, Acc<const double> ref, double* err) const {
     const double d = u(0, 0) - ref(0, 0);
     *err += d * d;
   }
-  void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> ref, const double*,
+  STARDIFF_HD void adjoint(Acc<const double> u, Acc<double> u_a1s, Acc<const double> ref, const double*,
                const double* err_a1s) const {
     u_a1s(0, 0) += 2.0 * (u(0, 0) - ref(0, 0)) * *err_a1s;
   }

@@ -9,8 +9,23 @@
 #include <cmath>
 #include <vector>
 
+#include "adjoint/tridiag_device.hpp"
 #include "cpu/mesh/tridiag.hpp"
 #include "stardiff/adjoint/external.hpp"
+
+#if STARDIFF_STARPU_CUDA
+#include <starpu.h>  // STARPU_USE_CUDA where StarPU has CUDA
+#endif
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda/mesh/tridiag.cuh"
+#define STARDIFF_TRIDIAG_CUDA 1
+#else
+#define STARDIFF_TRIDIAG_CUDA 0
+#endif
 
 namespace stardiff {
 namespace {
@@ -289,31 +304,263 @@ void adjoint(const ExternalContext& ctx, const Geo& G, const CD& a, const D& aba
   }
 }
 
+#if STARDIFF_TRIDIAG_CUDA
+// ---- CUDA workers: the same solves on device buffers (codelets/cuda/mesh/tridiag) ----------
+std::atomic<long long> g_cuda_tasks{0};
+
+enum class CudaSolver { Thomas, Cusparse };
+CudaSolver cuda_solver() {
+  const char* v = std::getenv("STARDIFF_TRIDIAG_CUDA");
+  if (!v || !*v || std::strcmp(v, "thomas") == 0) return CudaSolver::Thomas;
+  if (std::strcmp(v, "cusparse") == 0) return CudaSolver::Cusparse;
+  throw Error(std::string("STARDIFF_TRIDIAG_CUDA='") + v + "': expected thomas or cusparse");
+}
+
+void cuda_check(cudaError_t e, const ExternalContext& ctx, const char* what) {
+  if (e != cudaSuccess)
+    throw Error("tridiag_solve '" + std::string(ctx.name) + "': " + what + ": " + cudaGetErrorString(e));
+}
+
+void cusparse_check(const char* failed, const ExternalContext& ctx) {
+  if (failed) throw Error("tridiag_solve '" + std::string(ctx.name) + "' (STARDIFF_TRIDIAG_CUDA=cusparse): " + failed);
+}
+
+// Stream-ordered device scratch (cudaMallocAsync), freed on the stream when it goes.
+struct DeviceScratch {
+  void* p = nullptr;
+  cudaStream_t st;
+  DeviceScratch(std::size_t bytes, cudaStream_t s, const ExternalContext& ctx) : st(s) {
+    if (bytes) cuda_check(cudaMallocAsync(&p, bytes, st), ctx, "cudaMallocAsync");
+  }
+  ~DeviceScratch() {
+    if (p) cudaFreeAsync(p, st);
+  }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  double* d() const { return static_cast<double*>(p); }
+};
+
+// Lines across tiles: each dat's owned rows gathered into one device buffer with the tiles'
+// strides (rows in order, no copies of the ghost rows), solved as one box, written ones
+// scattered back. Dats sharing storage (in place) share one buffer.
+class Gather {
+ public:
+  Gather(const Geo& G, cudaStream_t st, const ExternalContext& ctx) : G_(G), st_(st), ctx_(ctx) {}
+  template <class E>
+  TridiagArray add(const E& e) {
+    if (!e.valid()) return {nullptr, {0, 0, 0}};
+    const void* key = e.data(e.tile_lo());
+    for (auto& b : bufs_)
+      if (b.key == key) return b.view;
+    const int o = G_.outer();
+    const auto& g0 = e.geom(e.tile_lo());
+    long long inner = 1;
+    for (int k = 0; k < G_.dims; ++k)
+      if (k != o) inner += (G_.size[k] - 1) * g0.s[k];
+    Buf b;
+    b.key = key;
+    b.so = g0.s[o];
+    b.inner = inner;
+    b.mem = std::make_unique<DeviceScratch>(
+        static_cast<std::size_t>((G_.size[o] - 1) * b.so + inner) * sizeof(double), st_, ctx_);
+    for (int t = e.tile_lo(); t < e.tile_hi(); ++t) {
+      int r0, r1;
+      rows(e, t, G_, r0, r1);
+      if (r0 >= r1) continue;
+      const auto& g = e.geom(t);
+      require(g.s[0] == g0.s[0] && g.s[1] == g0.s[1] && g.s[2] == g0.s[2],
+              "tridiag_solve '" + std::string(ctx_.name) + "': tiles of '" + e.name() + "' differ in strides");
+      b.parts.push_back({tile_array(e, t, G_, r0).p, r0 - G_.base[o], r1 - r0});
+    }
+    for (const Part& q : b.parts)
+      cuda_check(cudaMemcpyAsync(b.mem->d() + q.row * b.so, q.p, bytes(b, q), cudaMemcpyDeviceToDevice, st_), ctx_,
+                 "gather");
+    b.view = {b.mem->d(), {g0.s[0], g0.s[1], g0.s[2]}};
+    bufs_.push_back(std::move(b));
+    return bufs_.back().view;
+  }
+  void scatter(const TridiagArray& v) {
+    if (!v.p) return;
+    for (auto& b : bufs_)
+      if (b.view.p == v.p && !b.scattered) {
+        b.scattered = true;
+        for (const Part& q : b.parts)
+          cuda_check(cudaMemcpyAsync(q.p, b.mem->d() + q.row * b.so, bytes(b, q), cudaMemcpyDeviceToDevice, st_),
+                     ctx_, "scatter");
+      }
+  }
+
+ private:
+  struct Part {
+    double* p;
+    long long row, rows;
+  };
+  struct Buf {
+    const void* key = nullptr;
+    long long so = 0, inner = 0;
+    std::unique_ptr<DeviceScratch> mem;
+    std::vector<Part> parts;
+    TridiagArray view{nullptr, {0, 0, 0}};
+    bool scattered = false;
+  };
+  static std::size_t bytes(const Buf& b, const Part& q) {
+    return static_cast<std::size_t>((q.rows - 1) * b.so + b.inner) * sizeof(double);
+  }
+  Geo G_;
+  cudaStream_t st_;
+  const ExternalContext& ctx_;
+  std::vector<Buf> bufs_;
+};
+
+// Waits for the stream and turns the kernels' status into check()'s Error.
+void finish(const ExternalContext& ctx, const TridiagBox& box, const cuda::TridiagCudaStatus* dst, cudaStream_t st) {
+  cuda::TridiagCudaStatus hs{};
+  cuda_check(cudaMemcpyAsync(&hs, dst, sizeof hs, cudaMemcpyDeviceToHost, st), ctx, "status copy");
+  cuda_check(cudaStreamSynchronize(st), ctx, "kernel");
+  TridiagStatus s;
+  s.bad_lines = static_cast<long long>(hs.bad_lines);
+  if (s.bad_lines > 0) {
+    const long long n = box.n[box.axis] > 0 ? box.n[box.axis] : 1;
+    s.first_line = static_cast<long long>(hs.first_key / static_cast<unsigned long long>(n));
+    s.first_row = static_cast<long long>(hs.first_key % static_cast<unsigned long long>(n));
+  }
+  check(s, ctx);
+}
+
+void solve_box_cuda(const ExternalContext& ctx, const TridiagBox& box, TridiagArray a, TridiagArray b, TridiagArray c,
+                    TridiagArray d, TridiagArray x, cudaStream_t st) {
+  DeviceScratch status(sizeof(cuda::TridiagCudaStatus), st, ctx);
+  auto* dst = static_cast<cuda::TridiagCudaStatus*>(status.p);
+  if (cuda_solver() == CudaSolver::Cusparse) {
+    cusparse_check(cuda::tridiag_solve_cusparse(box, cview(a), cview(b), cview(c), cview(d), x, dst, st), ctx);
+    finish(ctx, box, dst, st);
+    return;
+  }
+  DeviceScratch work(cuda::tridiag_solve_cuda_work_size(box) * sizeof(double), st, ctx);
+  cuda::tridiag_solve_cuda(box, cview(a), cview(b), cview(c), cview(d), x, work.d(), dst, st);
+  cuda_check(cudaGetLastError(), ctx, "kernel launch");
+  finish(ctx, box, dst, st);
+}
+
+void adjoint_box_cuda(const ExternalContext& ctx, const TridiagBox& box, TridiagArray a, TridiagArray b,
+                      TridiagArray c, TridiagArray x, TridiagArray xbar, TridiagArray abar, TridiagArray bbar,
+                      TridiagArray cbar, TridiagArray dbar, cudaStream_t st) {
+  DeviceScratch status(sizeof(cuda::TridiagCudaStatus), st, ctx);
+  auto* dst = static_cast<cuda::TridiagCudaStatus*>(status.p);
+  if (cuda_solver() == CudaSolver::Cusparse) {
+    cusparse_check(cuda::tridiag_adjoint_cusparse(box, cview(a), cview(b), cview(c), cview(x), xbar, abar, bbar,
+                                                  cbar, dbar, dst, st),
+                   ctx);
+    finish(ctx, box, dst, st);
+    return;
+  }
+  DeviceScratch work(cuda::tridiag_adjoint_cuda_work_size(box) * sizeof(double), st, ctx);
+  cuda::tridiag_adjoint_cuda(box, cview(a), cview(b), cview(c), cview(x), xbar, true, abar, bbar, cbar, dbar,
+                             work.d(), dst, st);
+  cuda_check(cudaGetLastError(), ctx, "kernel launch");
+  finish(ctx, box, dst, st);
+}
+
+void solve_cuda(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, const CD& c, const CD& d,
+                const D& x) {
+  ++g_cuda_tasks;
+  auto st = static_cast<cudaStream_t>(ctx.cuda_stream);
+  if (across(G, ctx)) {
+    Gather g(G, st, ctx);
+    const TridiagArray A = g.add(a), B = g.add(b), C = g.add(c), Dd = g.add(d), X = g.add(x);
+    solve_box_cuda(ctx, box_of(G, G.size[G.outer()]), A, B, C, Dd, X, st);
+    g.scatter(X);
+    cuda_check(cudaStreamSynchronize(st), ctx, "scatter");
+    return;
+  }
+  for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+    int r0, r1;
+    rows(x, t, G, r0, r1);
+    if (r0 >= r1) continue;
+    solve_box_cuda(ctx, box_of(G, r1 - r0), tile_array(a, t, G, r0), tile_array(b, t, G, r0),
+                   tile_array(c, t, G, r0), tile_array(d, t, G, r0), tile_array(x, t, G, r0), st);
+  }
+}
+
+void adjoint_cuda(const ExternalContext& ctx, const Geo& G, const CD& a, const D& abar, const CD& b, const D& bbar,
+                  const CD& c, const D& cbar, const CD& x, const D& xbar, const D& dbar, bool inplace) {
+  ++g_cuda_tasks;
+  auto st = static_cast<cudaStream_t>(ctx.cuda_stream);
+  if (across(G, ctx)) {
+    Gather g(G, st, ctx);
+    const TridiagArray A = g.add(a), B = g.add(b), C = g.add(c), X = g.add(x), XB = g.add(xbar), AB = g.add(abar),
+                       BB = g.add(bbar), CB = g.add(cbar), DB = inplace ? XB : g.add(dbar);
+    adjoint_box_cuda(ctx, box_of(G, G.size[G.outer()]), A, B, C, X, XB, AB, BB, CB, DB, st);
+    for (const TridiagArray& w : {XB, AB, BB, CB, DB}) g.scatter(w);
+    cuda_check(cudaStreamSynchronize(st), ctx, "scatter");
+    return;
+  }
+  for (int t = ctx.tile_lo; t < ctx.tile_hi; ++t) {
+    int r0, r1;
+    rows(x, t, G, r0, r1);
+    if (r0 >= r1) continue;
+    TridiagArray xb = tile_array(xbar, t, G, r0);
+    adjoint_box_cuda(ctx, box_of(G, r1 - r0), tile_array(a, t, G, r0), tile_array(b, t, G, r0),
+                     tile_array(c, t, G, r0), tile_array(x, t, G, r0), xb, tile_array(abar, t, G, r0),
+                     tile_array(bbar, t, G, r0), tile_array(cbar, t, G, r0), inplace ? xb : tile_array(dbar, t, G, r0),
+                     st);
+  }
+}
+#endif  // STARDIFF_TRIDIAG_CUDA
+
+// x = A^{-1} d on the worker that runs the task.
+void solve_any(const ExternalContext& ctx, const Geo& G, const CD& a, const CD& b, const CD& c, const CD& d,
+               const D& x) {
+#if STARDIFF_TRIDIAG_CUDA
+  if (ctx.cuda_stream) return solve_cuda(ctx, G, a, b, c, d, x);
+#endif
+  solve(ctx, G, a, b, c, d, x);
+}
+void adjoint_any(const ExternalContext& ctx, const Geo& G, const CD& a, const D& abar, const CD& b, const D& bbar,
+                 const CD& c, const D& cbar, const CD& x, const D& xbar, const D& dbar, bool inplace) {
+#if STARDIFF_TRIDIAG_CUDA
+  if (ctx.cuda_stream) return adjoint_cuda(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, dbar, inplace);
+#endif
+  adjoint(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, dbar, inplace);
+}
+
 struct OutPrimal {
+  static constexpr bool cuda = STARDIFF_TRIDIAG_CUDA;
   Geo G;
-  void operator()(const ExternalContext& ctx, CD a, CD b, CD c, CD d, D x) const { solve(ctx, G, a, b, c, d, x); }
+  void operator()(const ExternalContext& ctx, CD a, CD b, CD c, CD d, D x) const { solve_any(ctx, G, a, b, c, d, x); }
 };
 struct OutAdjoint {
+  static constexpr bool cuda = STARDIFF_TRIDIAG_CUDA;
   Geo G;
   void operator()(const ExternalContext& ctx, CD a, D abar, CD b, D bbar, CD c, D cbar, CD, D dbar, CD x,
                   D xbar) const {
-    adjoint(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, dbar, false);
+    adjoint_any(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, dbar, false);
   }
 };
 struct InPrimal {
+  static constexpr bool cuda = STARDIFF_TRIDIAG_CUDA;
   Geo G;
   void operator()(const ExternalContext& ctx, CD a, CD b, CD c, D d) const {
-    solve(ctx, G, a, b, c, d, d);
+    solve_any(ctx, G, a, b, c, d, d);
   }
 };
 struct InAdjoint {
+  static constexpr bool cuda = STARDIFF_TRIDIAG_CUDA;
   Geo G;
   void operator()(const ExternalContext& ctx, CD a, D abar, CD b, D bbar, CD c, D cbar, CD x, D xbar) const {
-    adjoint(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, xbar, true);
+    adjoint_any(ctx, G, a, abar, b, bbar, c, cbar, x, xbar, xbar, true);
   }
 };
 
 }  // namespace
+
+long long detail::tridiag_cuda_tasks() {
+#if STARDIFF_TRIDIAG_CUDA
+  return g_cuda_tasks.load();
+#else
+  return 0;
+#endif
+}
 
 void tridiag_solve(const std::string& name, int axis, mesh::Dat<double>& a, mesh::Dat<double>& b,
                    mesh::Dat<double>& c, mesh::Dat<double>& d, mesh::Dat<double>& x, bool recompute) {

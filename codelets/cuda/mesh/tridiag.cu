@@ -3,6 +3,9 @@
 #include "cuda/mesh/tridiag.cuh"
 
 #include <cfloat>
+#include <climits>
+
+#include <cusparse.h>
 
 namespace stardiff::cuda {
 namespace {
@@ -141,7 +144,164 @@ void reset_status(TridiagCudaStatus* status, cudaStream_t stream) {
 
 unsigned blocks_for(long long lines) { return static_cast<unsigned>((lines + 127) / 128); }
 
+// ---- cuSPARSE variant: element-wise pack / unpack around gtsv2StridedBatch ----------------
+// Element e = line * n + row, line = kp + np * kq (the Thomas kernels' thread numbering).
+struct Elem {
+  long long kp, kq, row, line;
+};
+__device__ __forceinline__ bool elem_of(const Lines& L, Elem& E) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= L.lines * L.n) return false;
+  const long long t = e / L.n;
+  E.row = e % L.n;
+  E.kp = t % L.np;
+  E.kq = t / L.np;
+  E.line = t;
+  return true;
+}
+__device__ __forceinline__ const double& at(const TridiagConstArray& v, const Lines& L, const Elem& E, long long r) {
+  return v.p[offset(v.s, L, E.kp, E.kq) + r * v.s[L.ax]];
+}
+__device__ __forceinline__ double& at(const TridiagArray& v, const Lines& L, const Elem& E, long long r) {
+  return v.p[offset(v.s, L, E.kp, E.kq) + r * v.s[L.ax]];
+}
+__device__ __forceinline__ bool finite(double v) { return fabs(v) <= DBL_MAX; }
+
+__global__ void pack_kernel(Lines L, TridiagConstArray a, TridiagConstArray b, TridiagConstArray c,
+                            TridiagConstArray d, double* dl, double* dd, double* du, double* rhs) {
+  Elem E;
+  if (!elem_of(L, E)) return;
+  const long long e = E.line * L.n + E.row;
+  dl[e] = E.row == 0 ? 0.0 : at(a, L, E, E.row);
+  dd[e] = at(b, L, E, E.row);
+  du[e] = E.row == L.n - 1 ? 0.0 : at(c, L, E, E.row);
+  rhs[e] = at(d, L, E, E.row);
+}
+// Transposed lines: sub-diagonal c_{i-1}, diagonal b_i, super-diagonal a_{i+1}; xbar consumed.
+__global__ void pack_t_kernel(Lines L, TridiagConstArray a, TridiagConstArray b, TridiagConstArray c,
+                              TridiagArray xbar, double* dl, double* dd, double* du, double* rhs) {
+  Elem E;
+  if (!elem_of(L, E)) return;
+  const long long e = E.line * L.n + E.row;
+  dl[e] = E.row == 0 ? 0.0 : at(c, L, E, E.row - 1);
+  dd[e] = at(b, L, E, E.row);
+  du[e] = E.row == L.n - 1 ? 0.0 : at(a, L, E, E.row + 1);
+  double& xb = at(xbar, L, E, E.row);
+  rhs[e] = xb;
+  xb = 0.0;
+}
+__device__ __forceinline__ void note_nonfinite(TridiagCudaStatus* st, const Lines& L, const Elem& E) {
+  const long long line = L.p < L.q ? E.kp + L.nlo * E.kq : E.kq + L.nlo * E.kp;
+  atomicMin(&st->first_key, static_cast<unsigned long long>(line * L.n + E.row));  // bad_lines: count_bad_kernel
+}
+__global__ void unpack_kernel(Lines L, const double* rhs, TridiagArray x, TridiagCudaStatus* st) {
+  Elem E;
+  if (!elem_of(L, E)) return;
+  const double v = rhs[E.line * L.n + E.row];
+  at(x, L, E, E.row) = v;
+  if (!finite(v)) note_nonfinite(st, L, E);
+}
+__global__ void accumulate_kernel(Lines L, const double* g, TridiagConstArray x, TridiagArray abar, TridiagArray bbar,
+                                  TridiagArray cbar, TridiagArray dbar, TridiagCudaStatus* st) {
+  Elem E;
+  if (!elem_of(L, E)) return;
+  const long long i = E.row;
+  const double gi = g[E.line * L.n + i];
+  if (!finite(gi)) note_nonfinite(st, L, E);
+  if (dbar.p) at(dbar, L, E, i) = __dadd_rn(at(dbar, L, E, i), gi);
+  if (bbar.p) at(bbar, L, E, i) = __dsub_rn(at(bbar, L, E, i), __dmul_rn(gi, at(x, L, E, i)));
+  if (abar.p && i >= 1) at(abar, L, E, i) = __dsub_rn(at(abar, L, E, i), __dmul_rn(gi, at(x, L, E, i - 1)));
+  if (cbar.p && i < L.n - 1) at(cbar, L, E, i) = __dsub_rn(at(cbar, L, E, i), __dmul_rn(gi, at(x, L, E, i + 1)));
+}
+// bad_lines: lines holding a non-finite value (one thread per line scans the packed result).
+__global__ void count_bad_kernel(Lines L, const double* v, TridiagCudaStatus* st) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= L.lines) return;
+  for (long long i = 0; i < L.n; ++i)
+    if (!finite(v[t * L.n + i])) {
+      atomicAdd(&st->bad_lines, 1ull);
+      return;
+    }
+}
+
+cusparseHandle_t cusparse_handle(cudaStream_t stream) {
+  thread_local cusparseHandle_t h = nullptr;
+  if (!h && cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) h = nullptr;
+  if (h) cusparseSetStream(h, stream);
+  return h;
+}
+
+// Packed scratch: dl, dd, du, rhs (lines x n each) and gtsv2's buffer.
+struct Packed {
+  double *dl = nullptr, *dd = nullptr, *du = nullptr, *rhs = nullptr;
+  void* buf = nullptr;
+  void* mem = nullptr;
+  cudaStream_t st;
+  explicit Packed(cudaStream_t s) : st(s) {}
+  ~Packed() {
+    if (mem) cudaFreeAsync(mem, st);
+    if (buf) cudaFreeAsync(buf, st);
+  }
+  const char* alloc(long long elems) {
+    if (cudaMallocAsync(&mem, 4 * static_cast<std::size_t>(elems) * sizeof(double), st) != cudaSuccess)
+      return "cudaMallocAsync (packed lines)";
+    dl = static_cast<double*>(mem);
+    dd = dl + elems;
+    du = dd + elems;
+    rhs = du + elems;
+    return nullptr;
+  }
+};
+
+const char* gtsv2(const Lines& L, Packed& P, cudaStream_t stream) {
+  if (L.n > INT_MAX || L.lines > INT_MAX || L.n * L.lines > INT_MAX) return "box too large for gtsv2StridedBatch";
+  cusparseHandle_t h = cusparse_handle(stream);
+  if (!h) return "cusparseCreate";
+  const int m = static_cast<int>(L.n), count = static_cast<int>(L.lines);
+  std::size_t bytes = 0;
+  if (cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, P.dl, P.dd, P.du, P.rhs, count, m, &bytes) !=
+      CUSPARSE_STATUS_SUCCESS)
+    return "cusparseDgtsv2StridedBatch_bufferSizeExt";
+  if (bytes && cudaMallocAsync(&P.buf, bytes, stream) != cudaSuccess) return "cudaMallocAsync (gtsv2 buffer)";
+  if (cusparseDgtsv2StridedBatch(h, m, P.dl, P.dd, P.du, P.rhs, count, m, P.buf) != CUSPARSE_STATUS_SUCCESS)
+    return "cusparseDgtsv2StridedBatch";
+  return nullptr;
+}
+
+unsigned blocks_for_elems(const Lines& L) { return static_cast<unsigned>((L.lines * L.n + 255) / 256); }
+
 }  // namespace
+
+const char* tridiag_solve_cusparse(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
+                                   TridiagConstArray c, TridiagConstArray d, TridiagArray x,
+                                   TridiagCudaStatus* status, cudaStream_t stream) {
+  reset_status(status, stream);
+  if (empty(box)) return nullptr;
+  const Lines L = lines_of(box, d.s);
+  Packed P(stream);
+  if (const char* e = P.alloc(L.lines * L.n)) return e;
+  pack_kernel<<<blocks_for_elems(L), 256, 0, stream>>>(L, a, b, c, d, P.dl, P.dd, P.du, P.rhs);
+  if (const char* e = gtsv2(L, P, stream)) return e;
+  count_bad_kernel<<<blocks_for(L.lines), 128, 0, stream>>>(L, P.rhs, status);
+  unpack_kernel<<<blocks_for_elems(L), 256, 0, stream>>>(L, P.rhs, x, status);
+  return cudaGetLastError() == cudaSuccess ? nullptr : "kernel launch";
+}
+
+const char* tridiag_adjoint_cusparse(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
+                                     TridiagConstArray c, TridiagConstArray x, TridiagArray xbar, TridiagArray abar,
+                                     TridiagArray bbar, TridiagArray cbar, TridiagArray dbar,
+                                     TridiagCudaStatus* status, cudaStream_t stream) {
+  reset_status(status, stream);
+  if (empty(box)) return nullptr;
+  const Lines L = lines_of(box, xbar.s);
+  Packed P(stream);
+  if (const char* e = P.alloc(L.lines * L.n)) return e;
+  pack_t_kernel<<<blocks_for_elems(L), 256, 0, stream>>>(L, a, b, c, xbar, P.dl, P.dd, P.du, P.rhs);
+  if (const char* e = gtsv2(L, P, stream)) return e;
+  count_bad_kernel<<<blocks_for(L.lines), 128, 0, stream>>>(L, P.rhs, status);
+  accumulate_kernel<<<blocks_for_elems(L), 256, 0, stream>>>(L, P.rhs, x, abar, bbar, cbar, dbar, status);
+  return cudaGetLastError() == cudaSuccess ? nullptr : "kernel launch";
+}
 
 std::size_t tridiag_solve_cuda_work_size(const TridiagBox& box) {
   if (empty(box)) return 0;

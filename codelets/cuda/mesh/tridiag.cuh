@@ -40,4 +40,19 @@ void tridiag_adjoint_cuda(const TridiagBox& box, TridiagConstArray a, TridiagCon
                           TridiagArray bbar, TridiagArray cbar, TridiagArray dbar, double* work,
                           TridiagCudaStatus* status, cudaStream_t stream);
 
+// The same solves by cuSPARSE gtsv2StridedBatch (cyclic reduction, no pivoting) on packed
+// copies of the lines (a[0] and c[n-1] zeroed), the adjoint as a gtsv2 solve of the transposed
+// lines then the same accumulation; scratch is stream-ordered (cudaMallocAsync) and one cuSPARSE
+// handle is kept per calling thread. Breakdowns are detected on the result: status names the
+// lowest line with a non-finite value (first_key = line * n_axis + row of its first one), not
+// the first zero pivot as the Thomas kernels do. Lines longer than INT_MAX / lines x n_axis
+// beyond INT_MAX elements are refused. Returns nullptr, or what failed (cuSPARSE or CUDA).
+const char* tridiag_solve_cusparse(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
+                                   TridiagConstArray c, TridiagConstArray d, TridiagArray x,
+                                   TridiagCudaStatus* status, cudaStream_t stream);
+const char* tridiag_adjoint_cusparse(const TridiagBox& box, TridiagConstArray a, TridiagConstArray b,
+                                     TridiagConstArray c, TridiagConstArray x, TridiagArray xbar, TridiagArray abar,
+                                     TridiagArray bbar, TridiagArray cbar, TridiagArray dbar,
+                                     TridiagCudaStatus* status, cudaStream_t stream);
+
 }  // namespace stardiff::cuda

@@ -30,6 +30,11 @@
 //    inside the user's code is an Error naming the external function and the dat or loop.
 //  * SavePolicy::Verify has no adjoint_reads mask to check here (tape.hpp): what the adjoint
 //    may read follows from the declared modes, and all of it is saved or recomputed.
+//  * CUDA: when both callables' types declare `static constexpr bool cuda = true` (and the
+//    library has StarPU CUDA codelets), the call's codelet also has a CUDA implementation: on a
+//    CUDA worker the same callables run with ctx.cuda_stream set (the worker's stream) and every
+//    ExtDat's data(t) a device pointer (geometry as on the host; operator() and for_interior are
+//    then unusable). Work may be queued on the stream; it is waited for after return.
 //  * options.serialize (a handle; may be null): every task of the call also takes it RW, so
 //    calls sharing it run in submission order (state shared between calls, e.g. factors).
 //  * options.adjoint_reads (bit a = argument a; default all): READ dats whose primal the
@@ -59,6 +64,7 @@ struct ExternalContext {
   const mesh::Block* block = nullptr;
   int tile_lo = 0, tile_hi = 0;  // tiles this task holds: [tile_lo, tile_hi)
   bool adjoint = false;          // false: primal (also the recomputation in the adjoint)
+  void* cuda_stream = nullptr;   // cudaStream_t on a CUDA worker (see `cuda` above), else null
 };
 
 struct ExternalOptions {
@@ -308,7 +314,7 @@ void run_task(const TaskContext& t, std::index_sequence<I...>) {
   const auto& ta = t.arg<TaskArgs<P, Q, sizeof...(A)>>();
   std::tuple<Bind<A>...> b;
   (std::get<I>(b).init(ta.slot[I], t, ta.tile_lo, ta.tile_hi), ...);
-  ExternalContext ctx{ta.name, ta.block, ta.tile_lo, ta.tile_hi, ta.adjoint_pass};
+  ExternalContext ctx{ta.name, ta.block, ta.tile_lo, ta.tile_hi, ta.adjoint_pass, t.cuda_stream};
   RunningGuard guard(ta.name);
   if (ta.adjoint_pass) {
     const Q q = ta.adjoint;
@@ -324,9 +330,15 @@ template <class P, class Q, class... A>
 void ext_task_cpu(const TaskContext& t) {
   run_task<P, Q, A...>(t, std::index_sequence_for<A...>{});
 }
+template <class F>
+constexpr bool declares_cuda() {
+  if constexpr (requires { F::cuda; }) return static_cast<bool>(F::cuda);
+  else return false;
+}
 template <class P, class Q, class... A>
 const Codelet& ext_codelet(const std::string& name) {
-  static const Codelet cl("external_" + name, &ext_task_cpu<P, Q, A...>);
+  constexpr bool cuda = declares_cuda<P>() && declares_cuda<Q>();
+  static const Codelet cl("external_" + name, &ext_task_cpu<P, Q, A...>, cuda ? &ext_task_cpu<P, Q, A...> : nullptr);
   return cl;
 }
 

@@ -27,6 +27,10 @@
 //    (the value parts of the dual sweep, bitwise equal to residual()). Both wait for
 //    their tasks (exec.wait_all()) and are deterministic: any executor, scheduler and
 //    worker count gives bitwise identical results.
+//  * GPUs: in a translation unit compiled by nvcc, a residual type declaring
+//    `static constexpr bool cuda = true` (operator() STARDIFF_HD) gives the residual, the
+//    Colored-mode jacobian and the decompression codelets CUDA implementations as well
+//    (sparse_jacobian_cuda.hpp); StarPU picks per task. RowLocal mode stays on CPUs.
 //  * Sizes are checked (stardiff::Error naming the argument); a malformed pattern or
 //    colouring throws at construction. One object must not run two calls concurrently;
 //    it is movable between calls.
@@ -47,6 +51,9 @@
 #include "stardiff/forward/dual.hpp"
 #include "stardiff/forward/row_range.hpp"
 #include "stardiff/runtime/executor.hpp"
+#if defined(__CUDACC__)
+#include "stardiff/forward/sparse_jacobian_cuda.hpp"
+#endif
 
 namespace stardiff::forward {
 
@@ -203,7 +210,8 @@ class SparseJacobian {
       const auto& B = plan_.blocks[b];
       hf.push_back(Handle::vector(f.data() + B.row_begin, B.row_end - B.row_begin, sizeof(double), "f"));
       ho.push_back(Handle::vector(out_[b].data(), out_[b].size(), sizeof(double), "jacobian_block"));
-      exec.submit(jacobian_codelet(), TaskArgs{this, static_cast<std::int32_t>(b)},
+      exec.submit(plan_.mode == JacobianMode::Colored ? colored_codelet() : jacobian_codelet(),
+                  TaskArgs{this, static_cast<std::int32_t>(b)},
                   {in(hx), out(ho[b]), out(hf[b])}, {.name = "forward_jacobian"});
       gather.push_back(in(ho[b]));
     }
@@ -481,12 +489,65 @@ class SparseJacobian {
     const auto& a = t.arg<VerifyArgs>();
     a.self->run_verify(*a.ctx, a.probe_begin, a.probe_end, t.buffers[0].data<const double>(), t.buffers[1].data<double>());
   }
+  // CUDA implementations (see the contract): only where F opts in and nvcc compiles this.
+  static constexpr bool device_capable() {
+#if defined(__CUDACC__)
+    if constexpr (requires { F::cuda; }) return static_cast<bool>(F::cuda);
+#endif
+    return false;
+  }
+#if defined(__CUDACC__)
+  static void device_result(const TaskContext& t, cudaError_t e, const char* what) {
+    if (e != cudaSuccess) t.fail(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+  static void residual_task_cuda(const TaskContext& t) {
+    if constexpr (device_capable()) {
+      const auto& a = t.arg<TaskArgs>();
+      const auto& B = a.self->plan_.blocks[a.block];
+      device_result(t, cuda_detail::residual_block(a.self->f_, B.row_begin, B.row_end, t.buffers[0].data<const double>(),
+                                                   t.buffers[1].data<double>(), static_cast<cudaStream_t>(t.cuda_stream)),
+                    "SparseJacobian residual (CUDA)");
+    }
+  }
+  static void colored_task_cuda(const TaskContext& t) {
+    if constexpr (device_capable()) {
+      const auto& a = t.arg<TaskArgs>();
+      const SparseJacobian& J = *a.self;
+      device_result(t, cuda_detail::jacobian_block<F, W>(J.f_, J.plan_.blocks[a.block], J.plan_.num_chunks, J.n_rows(),
+                                                         J.n_cols(), t.buffers[0].data<const double>(),
+                                                         t.buffers[1].data<double>(), t.buffers[2].data<double>(),
+                                                         static_cast<cudaStream_t>(t.cuda_stream)),
+                    "SparseJacobian jacobian (CUDA)");
+    }
+  }
+  static void scatter_task_cuda(const TaskContext& t) {
+    if constexpr (device_capable()) {
+      const auto& a = t.arg<TaskArgs>();
+      const JacobianPlan& P = a.self->plan_;
+      const std::size_t nb = P.blocks.size();
+      std::vector<const double*> outs(nb);
+      for (std::size_t b = 0; b < nb; ++b) outs[b] = t.buffers[b].data<const double>();
+      device_result(t, cuda_detail::scatter_values(outs, P.src_block.data(), P.src_index.data(), P.gather_bounds[a.block],
+                                                   P.gather_bounds[a.block + 1], t.buffers[nb].data<double>(),
+                                                   static_cast<cudaStream_t>(t.cuda_stream)),
+                    "SparseJacobian decompression (CUDA)");
+    }
+  }
+  static constexpr KernelFn cuda_fn(KernelFn f) { return device_capable() ? f : nullptr; }
+#else
+  static constexpr KernelFn cuda_fn(KernelFn) { return nullptr; }
+  static constexpr KernelFn residual_task_cuda = nullptr, colored_task_cuda = nullptr, scatter_task_cuda = nullptr;
+#endif
+  static const Codelet& colored_codelet() {  // Colored mode: CPU, and CUDA where available
+    static const Codelet cl(codelet_name("forward_jacobian_colored"), &jacobian_task, cuda_fn(colored_task_cuda));
+    return cl;
+  }
   static const Codelet& verify_codelet() {
     static const Codelet cl(codelet_name("forward_verify_pattern"), &verify_task);
     return cl;
   }
   static const Codelet& residual_codelet() {
-    static const Codelet cl(codelet_name("forward_residual"), &residual_task);
+    static const Codelet cl(codelet_name("forward_residual"), &residual_task, cuda_fn(residual_task_cuda));
     return cl;
   }
   static const Codelet& jacobian_codelet() {
@@ -494,7 +555,7 @@ class SparseJacobian {
     return cl;
   }
   static const Codelet& scatter_codelet() {
-    static const Codelet cl(codelet_name("forward_jacobian_scatter"), &scatter_task);
+    static const Codelet cl(codelet_name("forward_jacobian_scatter"), &scatter_task, cuda_fn(scatter_task_cuda));
     return cl;
   }
 

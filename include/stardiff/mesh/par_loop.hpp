@@ -52,6 +52,7 @@
 
 #include "stardiff/mesh/block.hpp"
 #include "stardiff/mesh/dat.hpp"
+#include "stardiff/mesh/hd.hpp"
 #include "stardiff/mesh/recorder.hpp"
 #include "stardiff/mesh/scalars.hpp"
 #include "stardiff/runtime/executor.hpp"
@@ -67,15 +68,72 @@ inline constexpr AccessTag<Mode::Write> WRITE{};
 inline constexpr AccessTag<Mode::RW> RW{};
 inline constexpr AccessTag<Mode::Inc> INC{};
 
+namespace detail {
+// Device code only: a non-const accessor element. Reads and assignments go to memory;
+// += and -= are atomicAdd when the accessor is atomic (a READ dat's _a1s in an adjoint
+// on a CUDA worker: stencil scatters of neighbouring points meet).
+template <class T>
+struct DevRef;
+}  // namespace detail
+
+// Host code: a(...) is a T&. Device code (nvcc, __CUDA_ARCH__): for non-const T it is a
+// reference proxy (read, =, +=, -=, *=, /=); bind it to `T v = a(0, 0)`, not to T&.
+// `atomic` is set by the library only (adjoint scatters on CUDA workers).
 template <class T>
 struct Acc {
   T* p;
   std::ptrdiff_t sx, sy, sz;
-  T& operator()(int i) const { return p[i * sx]; }
-  T& operator()(int i, int j) const { return p[i * sx + j * sy]; }
-  T& operator()(int i, int j, int k) const { return p[i * sx + j * sy + k * sz]; }
-  T& c(int comp, int i = 0, int j = 0, int k = 0) const { return p[comp + i * sx + j * sy + k * sz]; }
+  bool atomic = false;
+#if defined(__CUDA_ARCH__)
+  using Ref = std::conditional_t<std::is_const_v<T>, T&, detail::DevRef<T>>;
+  __device__ Ref at(std::ptrdiff_t o) const {
+    if constexpr (std::is_const_v<T>) return p[o];
+    else return Ref{p + o, atomic};
+  }
+  __device__ Ref operator()(int i) const { return at(i * sx); }
+  __device__ Ref operator()(int i, int j) const { return at(i * sx + j * sy); }
+  __device__ Ref operator()(int i, int j, int k) const { return at(i * sx + j * sy + k * sz); }
+  __device__ Ref c(int comp, int i = 0, int j = 0, int k = 0) const { return at(comp + i * sx + j * sy + k * sz); }
+#else
+  STARDIFF_HD T& operator()(int i) const { return p[i * sx]; }
+  STARDIFF_HD T& operator()(int i, int j) const { return p[i * sx + j * sy]; }
+  STARDIFF_HD T& operator()(int i, int j, int k) const { return p[i * sx + j * sy + k * sz]; }
+  STARDIFF_HD T& c(int comp, int i = 0, int j = 0, int k = 0) const { return p[comp + i * sx + j * sy + k * sz]; }
+#endif
 };
+
+#if defined(__CUDA_ARCH__)
+namespace detail {
+template <class T>
+__device__ inline void dev_atomic_add(T* p, T v) {
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, int> ||
+                std::is_same_v<T, unsigned> || std::is_same_v<T, unsigned long long>)
+    atomicAdd(p, v);
+  else
+    static_assert(sizeof(T) == 0, "par_loop on CUDA: adjoint scatters need atomicAdd for this element type");
+}
+template <class T>
+struct DevRef {
+  T* p;
+  bool atomic;
+  __device__ operator T() const { return *p; }
+  __device__ const DevRef& operator=(T v) const { *p = v; return *this; }
+  __device__ const DevRef& operator=(const DevRef& o) const { *p = static_cast<T>(o); return *this; }
+  __device__ const DevRef& operator+=(T v) const {
+    if (atomic) dev_atomic_add(p, v);
+    else *p += v;
+    return *this;
+  }
+  __device__ const DevRef& operator-=(T v) const {
+    if (atomic) dev_atomic_add(p, T(-v));
+    else *p -= v;
+    return *this;
+  }
+  __device__ const DevRef& operator*=(T v) const { *p *= v; return *this; }
+  __device__ const DevRef& operator/=(T v) const { *p /= v; return *this; }
+};
+}  // namespace detail
+#endif
 
 template <class T, Mode M>
 struct ArgDat {
@@ -129,12 +187,28 @@ bool stream_stores();
 void set_huge_pages(bool on);
 bool huge_pages();
 
+// Loops submitted from a translation unit compiled by nvcc get CUDA implementations
+// (stardiff/mesh/par_loop_cuda.cuh; STARDIFF_NO_LOOP_CUDA turns that off). The submission
+// templates live in an inline namespace named after that choice, so one kernel type
+// submitted from both kinds of translation unit instantiates two distinct codelets, not
+// one template with two definitions.
+#if defined(__CUDACC__) && !defined(STARDIFF_NO_LOOP_CUDA)
+#define STARDIFF_LOOP_CUDA 1
+#define STARDIFF_LOOP_ABI loop_cuda
+#else
+#define STARDIFF_LOOP_CUDA 0
+#define STARDIFF_LOOP_ABI loop_host
+#endif
+
 namespace detail {
+inline namespace STARDIFF_LOOP_ABI {
 template <class K, class... A>
 void par_loop_impl(bool passive, const std::string& name, Block& block, const Range& range, const K& kernel,
                    const A&... a);
+}  // namespace STARDIFF_LOOP_ABI
 }  // namespace detail
 
+inline namespace STARDIFF_LOOP_ABI {
 template <class K, class... A>
 void par_loop(const std::string& name, Block& block, const Range& range, const K& kernel, const A&... args) {
   detail::par_loop_impl(false, name, block, range, kernel, args...);
@@ -145,6 +219,7 @@ void par_loop_passive(const std::string& name, Block& block, const Range& range,
                       const A&... args) {
   detail::par_loop_impl(true, name, block, range, kernel, args...);
 }
+}  // namespace STARDIFF_LOOP_ABI
 
 }  // namespace stardiff::mesh
 

@@ -15,6 +15,11 @@
 //  * Before StarPU starts, the STARPU_* numbers it would abort on (or misread), the
 //    directories it must create and the scheduler name are checked: a bad one throws
 //    Error naming the variable, and the process goes on.
+//  * More CUDA devices asked for (RuntimeOptions::ncuda, else STARPU_NCUDA) than run (fewer
+//    present, no driver, a StarPU without CUDA): one line on stderr (once per process and
+//    message) naming the request, the reason and the workers started; StarPU starts on what it
+//    found. When only CUDA workers were asked for (ncpu 0) and none can start, StarPU is
+//    started again on its default CPU workers (the same one line says so).
 //  * Failure to start (no worker, bad configuration) throws Error naming starpu_init.
 //  * Destruction waits for all tasks, then shuts StarPU down; handles still alive
 //    afterwards may not be used (Error), only destroyed.

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <thread>
 #include <string_view>
+#include <vector>
 
 #include "runtime/handle_impl.hpp"
 #include "runtime/starpu/mpi_layer.hpp"
@@ -144,6 +146,74 @@ void check_environment(const RuntimeOptions& opts) {
   if (opts.scheduler.empty() && env_sched && !known_scheduler(env_sched))
     bad_variable("STARPU_SCHED", env_sched, "names no StarPU scheduler (StarPU has: " + scheduler_names() + ")");
 }
+
+// The CUDA devices asked for: RuntimeOptions::ncuda, else STARPU_NCUDA (digits, checked
+// above); -1: StarPU's default (every device present).
+int requested_cuda(const RuntimeOptions& opts) {
+  if (opts.ncuda >= 0) return opts.ncuda;
+  const char* v = std::getenv("STARPU_NCUDA");
+  return v && *v ? std::atoi(v) : -1;
+}
+int requested_cpus(const RuntimeOptions& opts) {
+  if (opts.ncpu >= 0) return opts.ncpu;
+  for (const char* name : {"STARPU_NCPU", "STARPU_NCPUS"})
+    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
+  return -1;
+}
+// Unsets an environment variable for its scope (restored after).
+struct HiddenEnv {
+  std::string name, value;
+  bool had = false;
+  explicit HiddenEnv(const char* n) : name(n) {
+    if (const char* v = std::getenv(n)) {
+      had = true;
+      value = v;
+      unsetenv(n);
+    }
+  }
+  ~HiddenEnv() {
+    if (had) setenv(name.c_str(), value.c_str(), 1);
+  }
+  HiddenEnv(const HiddenEnv&) = delete;
+  HiddenEnv& operator=(const HiddenEnv&) = delete;
+};
+std::string ncuda_source(const RuntimeOptions& opts, int n) {
+  return (opts.ncuda >= 0 ? "RuntimeOptions::ncuda=" : "STARPU_NCUDA=") + std::to_string(n);
+}
+// CUDA devices the started runtime drives (distinct devices of its CUDA workers).
+int cuda_devices_started() {
+#ifdef STARPU_USE_CUDA
+  std::vector<int> devs;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER) {
+      const int d = starpu_worker_get_devid(static_cast<int>(w));
+      if (std::find(devs.begin(), devs.end(), d) == devs.end()) devs.push_back(d);
+    }
+  return static_cast<int>(devs.size());
+#else
+  return 0;
+#endif
+}
+// One line on stderr per distinct message and process (tests start many runtimes).
+void note_once(const std::string& line) {
+  static std::vector<std::string> said;
+  if (std::find(said.begin(), said.end(), line) != said.end()) return;
+  said.push_back(line);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+// Why fewer CUDA devices than asked for run (StarPU itself only warns when not silent).
+std::string cuda_shortfall() {
+#if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
+  int present = 0;
+  if (cudaGetDeviceCount(&present) != cudaSuccess) return "no usable CUDA device or driver";
+  return "only " + std::to_string(present) + " CUDA device(s) present";
+#elif defined(STARPU_USE_CUDA)
+  return "StarPU started fewer CUDA workers";
+#else
+  return "this StarPU is built without CUDA";
+#endif
+}
 }  // namespace
 
 namespace detail {
@@ -201,6 +271,28 @@ Runtime::Runtime(const RuntimeOptions& opts) {
     g_alive.store(false);
     throw;
   }
+  const int want_cuda = requested_cuda(opts);
+  bool fell_back = false;
+  if (ret == -ENODEV && want_cuda > 0 && requested_cpus(opts) == 0) {
+    fell_back = true;
+    // Only CUDA workers were asked for and none could start: CPU workers instead.
+    note_once("stardiff::Runtime: " + ncuda_source(opts, want_cuda) + " with no CPU worker, but " + cuda_shortfall() +
+              ": falling back to StarPU's default CPU workers");
+    // StarPU reads STARPU_NCPU(S) / STARPU_NCUDA (starpu_conf_init and over starpu_conf):
+    // hidden for this start only.
+    HiddenEnv h1("STARPU_NCPU"), h2("STARPU_NCPUS"), h3("STARPU_NCUDA");
+    const int calibrate = conf.calibrate;
+    starpu_conf_init(&conf);
+    conf.ncuda = 0;
+    conf.calibrate = calibrate;
+    if (!opts.scheduler.empty()) conf.sched_policy_name = opts.scheduler.c_str();
+    try {
+      ret = mpi_ ? detail::mpi_start(&conf) : starpu_init(&conf);
+    } catch (...) {
+      g_alive.store(false);
+      throw;
+    }
+  }
   if (ret != 0) {
     g_alive.store(false);
     std::string why = ret == -ENODEV ? "no worker could be started (check STARPU_NCPU, STARPU_NCUDA, "
@@ -209,6 +301,18 @@ Runtime::Runtime(const RuntimeOptions& opts) {
     throw Error(std::string(mpi_ ? "starpu_mpi_init_conf" : "starpu_init") + " failed: " + why);
   }
   g_generation.fetch_add(1);
+  if (want_cuda > 0 && !fell_back) {
+    const int got = cuda_devices_started();
+    const std::string workers = std::to_string(starpu_cpu_worker_get_count()) + " CPU worker(s) and " +
+                                std::to_string(starpu_worker_get_count_by_type(STARPU_CUDA_WORKER)) +
+                                " CUDA worker(s)";
+    if (got < want_cuda)
+      note_once("stardiff::Runtime: " + ncuda_source(opts, want_cuda) + " asks for " + std::to_string(want_cuda) +
+                " CUDA device(s), but " + cuda_shortfall() + ": running on " + workers);
+    else if (!STARDIFF_STARPU_CUDA)
+      note_once("stardiff::Runtime: " + ncuda_source(opts, want_cuda) + ", but stardiff was built without StarPU CUDA "
+                "codelets: its tasks run on the CPU workers (" + workers + ")");
+  }
 #if STARDIFF_STARPU_CUDA && defined(STARPU_USE_CUDA)
   // A cuBLAS handle per CUDA worker, on its stream (starpu_cublas_get_local_handle): the
   // sparse LDL^T's update codelet calls cuBLAS.

@@ -195,15 +195,35 @@ void loop_tile_adjoint_cpu(const TaskContext& t) {
   }
 }
 
+}  // namespace stardiff::mesh::detail
+
+#if STARDIFF_LOOP_CUDA
+#include "stardiff/mesh/detail/loop_cuda.cuh"  // loop_tile_cuda, loop_tile_adjoint_cuda
+#endif
+
+namespace stardiff::mesh::detail {
+inline namespace STARDIFF_LOOP_ABI {
+// One codelet per (kernel, arguments) and translation-unit kind: CPU only, or CPU and
+// CUDA where the loop is submitted from an nvcc translation unit (StarPU picks per task).
 template <class K, class... A>
 const Codelet& loop_codelet(const std::string& name) {
+#if STARDIFF_LOOP_CUDA
+  static const Codelet cl("loop_" + name, &loop_tile_cpu<K, A...>, &loop_tile_cuda<K, A...>);
+#else
   static const Codelet cl("loop_" + name, &loop_tile_cpu<K, A...>);
+#endif
   return cl;
 }
 template <class K, class... A>
 const Codelet& loop_adjoint_codelet(const std::string& name) {
+#if STARDIFF_LOOP_CUDA
+  static const Codelet cl("loop_" + name + "_adjoint", &loop_tile_adjoint_cpu<K, A...>,
+                          &loop_tile_adjoint_cuda<K, A...>);
+#else
   static const Codelet cl("loop_" + name + "_adjoint", &loop_tile_adjoint_cpu<K, A...>);
+#endif
   return cl;
 }
+}  // namespace STARDIFF_LOOP_ABI
 
 }  // namespace stardiff::mesh::detail

@@ -140,6 +140,7 @@ bool all_unit(const std::vector<LoopArgDesc>& args);
 // those whose primal the adjoint reads).
 void exchange_for(const std::vector<LoopArgDesc>& args, bool only_adjoint_reads);
 
+inline namespace STARDIFF_LOOP_ABI {
 // Submits a loop's primal: halo exchanges, one task per tile, reduction combines; marks
 // written dats (par_loop and LoopNode::submit_primal share it).
 template <class K, class... A>
@@ -294,4 +295,5 @@ void par_loop_impl(bool passive, const std::string& name, Block& block, const Ra
   if (node) rec->after_loop(std::move(node));
 }
 
+}  // namespace STARDIFF_LOOP_ABI
 }  // namespace stardiff::mesh::detail
