@@ -34,7 +34,10 @@ command -v patchelf >/dev/null || die "patchelf not found (Debian package patche
 [ -d "$BUILD/tests" ] || die "$BUILD was configured without tests (STARDIFF_BUILD_TESTS=ON needed)"
 
 TESTS=()
-for src in "$ROOT"/tests/cuda/*.cpp; do TESTS+=("$(basename "$src" .cpp)"); done
+for src in "$ROOT"/tests/cuda/*.cpp "$ROOT"/tests/cuda/*.cu; do  # .cu: par_loop from nvcc TUs
+  [ -e "$src" ] || continue
+  n="$(basename "$src")"; TESTS+=("${n%.*}")
+done
 DRIVERS=(stardiff-info stardiff-ldlt stardiff-poisson stardiff-pf)
 cmake --build "$BUILD" -j "${JOBS:-$(nproc)}" --target "${TESTS[@]}" "${DRIVERS[@]}" >&2 \
   || die "build of ${TESTS[*]} ${DRIVERS[*]} failed"
