@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -951,20 +952,43 @@ struct StepStages {
     return p;
   }
 };
-// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once (MAP_POPULATE:
-// one call instead of a fault per page, about half the time here), unmapped on destruction.
+// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once, unmapped on
+// destruction. With mesh::huge_pages() (STARDIFF_HUGE_PAGES, default on) the mapping starts on
+// a 2 MiB boundary, is advised for transparent huge pages and populated by one
+// MADV_POPULATE_WRITE (about 0.03 s for 261 MB here against 0.07 s for 4 KiB pages); else, or
+// where that advice fails, MAP_POPULATE (one call instead of a fault per page).
 class StageMemory {
  public:
   StageMemory() = default;
-  explicit StageMemory(std::size_t n) : n_(n) {
+  explicit StageMemory(std::size_t n) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+#if defined(MADV_HUGEPAGE) && defined(MADV_POPULATE_WRITE)
+    if (mesh::huge_pages()) {
+      const std::size_t whole = (n + kHuge - 1) / kHuge * kHuge, len = whole + kHuge;
+      void* q = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (q != MAP_FAILED) {
+        const auto a = (reinterpret_cast<std::uintptr_t>(q) + kHuge - 1) & ~(kHuge - 1);
+        char* p = reinterpret_cast<char*>(a);
+        madvise(p, whole, MADV_HUGEPAGE);  // advisory (p + whole is inside the mapping)
+        if (madvise(p, n, MADV_POPULATE_WRITE) == 0) {
+          map_ = q, map_n_ = len, p_ = reinterpret_cast<double*>(p), n_ = n;
+          return;
+        }
+        munmap(q, len);
+      }
+    }
+#endif
     void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) throw Error("cde: cannot map " + std::to_string(n >> 20) + " MiB for the kept stages");
-    p_ = static_cast<double*>(p);
+    map_ = p, map_n_ = n, p_ = static_cast<double*>(p), n_ = n;
   }
-  StageMemory(StageMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  StageMemory(StageMemory&& o) noexcept
+      : map_(std::exchange(o.map_, nullptr)), map_n_(std::exchange(o.map_n_, 0)), p_(std::exchange(o.p_, nullptr)),
+        n_(std::exchange(o.n_, 0)) {}
   StageMemory& operator=(StageMemory&& o) noexcept {
     if (this != &o) {
       release();
+      map_ = std::exchange(o.map_, nullptr), map_n_ = std::exchange(o.map_n_, 0);
       p_ = std::exchange(o.p_, nullptr), n_ = std::exchange(o.n_, 0);
     }
     return *this;
@@ -975,9 +999,11 @@ class StageMemory {
 
  private:
   void release() {
-    if (p_) munmap(p_, n_);
-    p_ = nullptr, n_ = 0;
+    if (map_) munmap(map_, map_n_);
+    map_ = nullptr, map_n_ = 0, p_ = nullptr, n_ = 0;
   }
+  void* map_ = nullptr;  // the mapping (p_: its first 2 MiB boundary with huge pages)
+  std::size_t map_n_ = 0;
   double* p_ = nullptr;
   std::size_t n_ = 0;
 };
