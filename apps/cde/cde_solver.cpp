@@ -626,12 +626,14 @@ struct SolveVM {  // primal mode: the factors' m only
   }
 };
 
-// The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held).
+// The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held; assign: the
+// right-hand side's adjoints yb, gb are set, as 0 + value (the bits of adding into zeros), rows
+// 0 .. nv - 1, instead of added to).
 template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
           class GbRow>
 CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
-                          GbRow gbrow, bool has_gb) {
+                          GbRow gbrow, bool has_gb, bool assign = false) {
     const int ns = A.ns, nv = A.nv;
     thread_local std::vector<double> buf;
     buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
@@ -718,10 +720,18 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
         }
       }
       double *yb = has_yb ? ybrow(j) : nullptr, *gb = has_gb ? gbrow(j) : nullptr;
-      if (yb)
-        for (int i = 0; i < ns; ++i) yb[i] += rr[i];
-      if (gb)
-        for (int i = 0; i < ns; ++i) gb[i] += rr[i];
+      if (yb) {
+        if (assign)
+          for (int i = 0; i < ns; ++i) yb[i] = 0.0 + rr[i];
+        else
+          for (int i = 0; i < ns; ++i) yb[i] += rr[i];
+      }
+      if (gb) {
+        if (assign)
+          for (int i = 0; i < ns; ++i) gb[i] = 0.0 + rr[i];
+        else
+          for (int i = 0; i < ns; ++i) gb[i] += rr[i];
+      }
       if (j == 0 && e0 != 0.0)
         for (int i = 0; i < ns; ++i) {
           rb[i] -= f * rr[i];
@@ -919,6 +929,7 @@ struct Grid {
     base = p;
   }
   void zero() { std::fill(buf.begin(), buf.end(), 0.0); }  // owned grids only
+  void zero_row(int j) { std::fill_n(base + (j + 1) * ls, ls, 0.0); }  // row j, ghost columns included
   double* row(int j) { return base + (j + 1) * ls + 1; }
   auto rows() {
     return [this](int j) { return row(j); };
@@ -1297,12 +1308,17 @@ struct HvStepAdjoint {
     Grid &y1 = kept ? keep->y1 : w.y1, &y2 = kept ? keep->y2 : w.y2, &y1c = kept ? keep->y1c : w.y1c,
          &un = kept ? keep->un : w.un;
     if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
-    // a1 <- the adjoint of U after the step (interior)
-    for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(ub, j), ns, w.a1.row(j));
+    // The last v solve's adjoint takes ub's rows (the adjoint of U after the step) in place; the
+    // adjoint of U before the step is copied into them at the end.
+    auto ubrow = [&](int j) { return row_ptr(ub, j); };
     const SolveVArgs va{A.e_new, A.thdt, ns, nv};
     const bool has_cvb = cv_b.valid();
+    // out: set (not added to), every row and ghost column; each row zeroed just before the
+    // stencil first reaches it (row j + 2 at row j: in cache, and the sums' order unchanged).
     auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, Grid& out) {
+      out.zero_row(-1), out.zero_row(0), out.zero_row(1);
       for (int j = 0; j < nv; ++j) {
+        out.zero_row(j + 2);
         double* cvs = w.cvsum.data();
         double* hbr = hb ? hb->row(j) : w.zeros.data();
         if (pred) {
@@ -1328,27 +1344,23 @@ struct HvStepAdjoint {
         }
       }
     };
-    // The v solve into U (x = un): its right-hand side's adjoint into a3 (Y) and a2 (G).
-    w.a2.zero(), w.a3.zero();
+    // The v solve into U (x = un): its right-hand side's adjoint set into a3 (Y) and a2 (G), rows
+    // 0 .. nv - 1 (their ghosts, never written, stay zero).
     if (A.damp) {
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
-                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
+                           w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a4.zero();
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
     } else {
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
-                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
+                           w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a4.zero();  // the adjoint of Y2; h receives H's
-      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);
+      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);  // a4: the adjoint of Y2; h receives H's
       // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
-      w.a2.zero(), w.a3.zero();
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
-                           w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
+                           w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a1.zero();
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
       std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
     }
