@@ -943,24 +943,39 @@ struct StepArgs {
 };
 
 // One step's stages kept by its primal for its adjoint (CdeConfig::stage_bytes): the solves'
-// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only) and un (U
-// after the step), the arrays the adjoint would otherwise recompute, from the same kernels (so the
-// same bits); attached to zeroed memory of the solver's (ghosts stay zero). held: written by the
-// step's primal and not yet used by its adjoint.
+// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only), the arrays
+// the adjoint would otherwise recompute, from the same kernels (so the same bits); attached to
+// zeroed memory of the solver's (ghosts stay zero). held: written by the step's primal and not yet
+// used by its adjoint. U after the step, which the adjoint also needs, is not kept here: it is the
+// next step's input (StepOutput).
 struct StepStages {
-  Grid y1, y2, y1c, un;
+  Grid y1, y2, y1c;
   bool damp = false, held = false;
-  static std::size_t grids(bool damp) { return damp ? 2 : 4; }
+  bool used = false;  // the adjoint took them (else it recomputed them)
+  static std::size_t grids(bool damp) { return damp ? 1 : 3; }
   static std::size_t bytes(int ns, int nv, bool damp) { return grids(damp) * sizeof(double) * Grid::size(ns, nv); }
   // Attaches the grids to p (bytes(ns, nv, damp) of zeros); returns the end.
   double* attach(double* p, int ns, int nv, bool damp_) {
     damp = damp_;
-    for (Grid* q : {&y1, &un, &y2, &y1c}) {
+    for (Grid* q : {&y1, &y2, &y1c}) {
       if (damp && (q == &y2 || q == &y1c)) continue;
       q->attach(p, ns);
       p += Grid::size(ns, nv);
     }
     return p;
+  }
+};
+// U after step `step` (interior rows; ghosts zero), handed from one step's adjoint to the next
+// (save-all reverses step n + 1, then n): the adjoint of step n + 1 copies its input, restored by
+// the tape, here for step n; the last step's primal copies its output. An adjoint whose step does
+// not match recomputes its stages.
+struct StepOutput {
+  Grid u;
+  int step = -1;
+  void copy_from(const CD& src, int ns, int nv, int n) {
+    if (!u.base) u.init(ns, nv);
+    for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(src, j), ns, u.row(j));
+    step = n;
   }
 };
 // Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once, unmapped on
@@ -1232,17 +1247,19 @@ void hv_forward(const StepArgs& A, URow urow, const double* sA, const double* sB
 }
 
 // cde_hv_step's primal: U <- step(U). Two: cs at the step's start and end are distinct dats.
-// keep (may be null): the stages are written there (the work arrays swapped in) and U's new value
-// copied, for the adjoint.
+// keep (may be null): the stages are written there (the work arrays swapped in), for the
+// adjoint; out (may be null; the last step's): U's new value copied there as step n's output.
 struct HvStep {
   StepArgs A;
   StepStages* keep = nullptr;
+  StepOutput* out = nullptr;
+  int n = 0;
   void run(const CD& csA, const CD& csB, const CD& cv, const CD& f1m, const CD& f2m, const DD& u, bool two) const {
     StepWork& w = step_work(A.ns, A.nv);
     const double* sB = cs_soa(csB, A.ns, w.soaB);
     const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
     const CD uc = u;
-    if (keep && (keep->damp != A.damp || !keep->un.base))
+    if (keep && (keep->damp != A.damp || !keep->y1.base))
       throw Error("cde_hv_step: a stage slot of another step kind");
     struct Swap {  // keep's grids as the work arrays while in scope (swapped back on any exit)
       StepWork& w;
@@ -1255,16 +1272,15 @@ struct HvStep {
       }
       ~Swap() { swap(); }
     };
-    if (keep) keep->held = false;
+    if (keep) keep->held = false, keep->used = false;
     {
       const Swap sw{w, keep, !A.damp};
       sw.swap();
       hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
                  [&](int j) { return row_ptr(u, j); });
     }
-    if (!keep) return;
-    for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
-    keep->held = true;
+    if (out) out->copy_from(uc, A.ns, A.nv, n);
+    if (keep) keep->held = true;
   }
   void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD f2m, CD, CD) const {
     run(cs, cs, cv, f1m, f2m, u, false);
@@ -1283,10 +1299,13 @@ void add_cs_adjoint(const double* cb, const DD& csb, int ns) {
 }
 // cde_hv_step's adjoint (U: the step's input, restored by the tape; ub: U's adjoint after the
 // step on entry, before it on return). The stages from keep when its primal left them there
-// (then released), else recomputed from U.
+// (then released) and out holds U after this step n, else recomputed from U; out (may be null)
+// then receives U (before the step) as step n - 1's output.
 struct HvStepAdjoint {
   StepArgs A;
   StepStages* keep = nullptr;
+  StepOutput* out = nullptr;
+  int n = 0;
   void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
            const CD& f1m, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
            const DD& ub, bool two) const {
@@ -1304,9 +1323,9 @@ struct HvStepAdjoint {
     auto cvrow = [&](int j) { return row_ptr(cv, j); };
     auto cvbrow = [&](int j) { return row_ptr(cv_b, j); };
     auto rows = [](const CD& e) { return [&e](int j) { return row_ptr(e, j); }; };
-    const bool kept = keep && keep->held;
+    const bool kept = keep && keep->held && out && out->step == n;
     Grid &y1 = kept ? keep->y1 : w.y1, &y2 = kept ? keep->y2 : w.y2, &y1c = kept ? keep->y1c : w.y1c,
-         &un = kept ? keep->un : w.un;
+         &un = kept ? out->u : w.un;
     if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
     // The last v solve's adjoint takes ub's rows (the adjoint of U after the step) in place; the
     // adjoint of U before the step is copied into them at the end.
@@ -1365,7 +1384,8 @@ struct HvStepAdjoint {
       std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
     }
     for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
-    if (kept) keep->held = false;
+    if (keep) keep->held = false, keep->used = kept;
+    if (out) out->copy_from(u, ns, nv, n - 1);
     add_cs_adjoint(cbA, csA_b, ns);
     if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
   }
@@ -1490,8 +1510,9 @@ struct CdeSolver::Impl {
   // already mapped; the ghosts, never written, still zero) and goes with a run that keeps none.
   std::vector<StepStages> stages;
   StageMemory stage_mem;     // their memory
+  StepOutput step_out;       // U after a step, for the kept steps' adjoints (StepOutput)
   bool keep_stages = false;  // set by greeks() / adjoint_from() around the taped run
-  void drop_stages() { stages = {}, stage_mem = StageMemory(); }
+  void drop_stages() { stages = {}, stage_mem = StageMemory(), step_out = StepOutput(); }
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
@@ -1671,6 +1692,7 @@ struct CdeSolver::Impl {
       factor_v(dt, fvd);
     }
     stages.clear();
+    step_out.step = -1;
     if (!(marks && keep_stages && !cfg.recorded_adjoint)) {
       drop_stages();
     } else {
@@ -1729,12 +1751,15 @@ struct CdeSolver::Impl {
         o.adjoint_gets_inputs = true;
         const StepArgs sa{dt, thdt, e_old, e_new, ns, nv, damp};
         StepStages* kp = n <= static_cast<int>(stages.size()) ? &stages[n - 1] : nullptr;
+        StepOutput* so = stages.empty() ? nullptr : &step_out;  // the U hand-over (kept stages only)
+        const HvStep fw{sa, kp, n == total ? so : nullptr, n};
+        const HvStepAdjoint bw{sa, kp, so, n};
         auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
         if (varying)
-          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, fw, bw, mesh::arg_dat(U, mesh::RW),
                                      rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         else
-          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, fw, bw, mesh::arg_dat(U, mesh::RW),
                                      rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         if (marks) tape->step();
         continue;
@@ -1817,6 +1842,7 @@ struct CdeSolver::Impl {
         }
     }
     gr.reverse_s = seconds_since(t0);
+    for (const StepStages& k : stages) gr.kept_used += k.used;
     gr.steps = tape.steps();
     gr.recomputed_steps = tape.recomputed_steps();
     gr.peak_bytes = tape.peak_bytes();

@@ -19,7 +19,7 @@
 // snapshots; all (the default): save-all. --stage-memory MIB (save-all only; default 2048, 0:
 // none): the forward keeps the steps' stages for the reverse sweep, which then does not
 // recompute them, for the first steps that fit in MIB (CdeConfig::stage_bytes; the same Greeks
-// bit for bit); kept_steps and kept_bytes report them.
+// bit for bit); kept_steps and kept_bytes report them, kept_used the steps whose adjoint took them.
 // Exit: 0 ok, 1 a non-finite price, 2 bad arguments or input.
 #include <chrono>
 #include <algorithm>
@@ -248,6 +248,7 @@ int main(int argc, char** argv) {
         j.field("recomputed_steps", static_cast<long long>(gr.recomputed_steps));
         j.field("peak_bytes", static_cast<long long>(gr.peak_bytes));
         j.field("kept_steps", static_cast<long long>(gr.kept_steps)).field("kept_bytes", static_cast<long long>(gr.kept_bytes));
+        j.field("kept_used", static_cast<long long>(gr.kept_used));
         j.field("forward_tape_s", gr.forward_s).field("reverse_s", gr.reverse_s).field("adjoint_factor", factor);
       }
       std::printf("%s\n", j.str().c_str());
@@ -272,9 +273,10 @@ int main(int argc, char** argv) {
         if (!gr.leverage.empty())
           std::printf("greeks: leverage: %zu nodes, sum = %.17g, max |d price / d L| = %.17g\n", gr.leverage.size(),
                       lev_sum, lev_max);
-        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu  kept_steps = %lld  kept_bytes = %zu\n",
+        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu  kept_steps = %lld  kept_bytes = %zu  "
+                    "kept_used = %lld\n",
                     ck_desc.c_str(), static_cast<long long>(gr.recomputed_steps), gr.peak_bytes,
-                    static_cast<long long>(gr.kept_steps), gr.kept_bytes);
+                    static_cast<long long>(gr.kept_steps), gr.kept_bytes, static_cast<long long>(gr.kept_used));
         std::printf("forward_tape_s = %.6g  reverse_s = %.6g  adjoint_factor = %.3g\n", gr.forward_s, gr.reverse_s,
                     factor);
       }
