@@ -1137,6 +1137,35 @@ CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, c
   cvsum[0] = s0, cvsum[1] = s1, cvsum[2] = s2, cvsum[3] = s3;
 }
 
+// A1's entries' adjoints of four lines at once (solve_s_adjoint_rows, none a Dirichlet row): per
+// node, line 0's terms then line 1's ... added into the six arrays, the order (and so the bits) of
+// four one-line passes, with one pass over them instead of four.
+CDE_SIMD_CLONES void accumulate_s4(int ns, double thdt, const double* __restrict DSr, const double* __restrict g0,
+                                   const double* __restrict g1, const double* __restrict g2,
+                                   const double* __restrict g3, const double* __restrict x0,
+                                   const double* __restrict x1, const double* __restrict x2,
+                                   const double* __restrict x3, const double* v, double* __restrict bP0,
+                                   double* __restrict bP1, double* __restrict bP2, double* __restrict bQ0,
+                                   double* __restrict bQ1, double* __restrict bQ2) {
+  const double v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+  for (int i = 0; i < ns; ++i) {
+    // Dirichlet nodes (ds > 0): th dt g times 0 (+-0) where the one-line passes take +0; either
+    // adds a zero to sums that are never -0, so the same bits (g finite). A product, not a select
+    // of th dt g: GCC does not if-convert a select whose arm may trap (-ftrapping-math).
+    const double mk = DSr[i] > 0 ? 0.0 : 1.0;
+    const double t0 = thdt * g0[i] * mk, t1 = thdt * g1[i] * mk, t2 = thdt * g2[i] * mk, t3 = thdt * g3[i] * mk;
+    const double a0 = t0 * x0[i - 1], a1 = t1 * x1[i - 1], a2 = t2 * x2[i - 1], a3 = t3 * x3[i - 1];
+    const double b0 = t0 * x0[i], b1 = t1 * x1[i], b2 = t2 * x2[i], b3 = t3 * x3[i];
+    const double c0 = t0 * x0[i + 1], c1 = t1 * x1[i + 1], c2 = t2 * x2[i + 1], c3 = t3 * x3[i + 1];
+    bP0[i] = (((bP0[i] + v0 * a0) + v1 * a1) + v2 * a2) + v3 * a3;
+    bP1[i] = (((bP1[i] + v0 * b0) + v1 * b1) + v2 * b2) + v3 * b3;
+    bP2[i] = (((bP2[i] + v0 * c0) + v1 * c1) + v2 * c2) + v3 * c3;
+    bQ0[i] = (((bQ0[i] + a0) + a1) + a2) + a3;
+    bQ1[i] = (((bQ1[i] + b0) + b1) + b2) + b3;
+    bQ2[i] = (((bQ2[i] + c0) + c1) + c2) + c3;
+  }
+}
+
 // The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
 // side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
 // factorization, x its solution, rows with zero ghost columns) into cb (SoA). The factors' am and
@@ -1169,6 +1198,11 @@ CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const dou
       return c * m[q][i];
     };
     transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
+    if (L == 4 && dv[0] <= 0 && dv[1] <= 0 && dv[2] <= 0 && dv[3] <= 0) {
+      accumulate_s4(ns, thdt, DSr, g[0], g[1], g[2], g[3], xs[0], xs[1], xs[2], xs[3], v, bP0, bP1, bP2, bQ0, bQ1,
+                    bQ2);
+      continue;
+    }
     for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
       if (dv[q] > 0) continue;       // a Dirichlet row (identity)
       const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
