@@ -559,7 +559,7 @@ struct SolveVArgs {
 // products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
 // Y, G, CV, M, X: row j -> element (0, j) of y, g, cv, the factors' m and x (rows of s).
 template <class YRow, class GRow, class CvRow, class MRow, class XRow>
-void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
+CDE_SIMD_CLONES void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
                   XRow xrow) {
   {
     const int ns = A.ns, nv = A.nv;
@@ -1362,33 +1362,40 @@ struct HvStepAdjoint {
          &un = kept ? out->u : w.un;
     if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
     // The last v solve's adjoint takes ub's rows (the adjoint of U after the step) in place; the
-    // adjoint of U before the step is copied into them at the end.
+    // predictor's transposed stencils then set them to the adjoint of U before the step (ub_out).
     auto ubrow = [&](int j) { return row_ptr(ub, j); };
     const SolveVArgs va{A.e_new, A.thdt, ns, nv};
     const bool has_cvb = cv_b.valid();
-    // out: set (not added to), every row and ghost column; each row zeroed just before the
-    // stencil first reaches it (row j + 2 at row j: in cache, and the sums' order unchanged).
-    auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, Grid& out) {
-      out.zero_row(-1), out.zero_row(0), out.zero_row(1);
+    // The adjoint of U before the step goes straight into ub's interior rows (columns 0 .. ns - 1,
+    // those the transposed stencils write; its ghost rows -1, nv, nv + 1 into a1's): no copy.
+    auto ub_out = [&](int j) { return j >= 0 && j < nv ? row_ptr(ub, j) : w.a1.row(j); };
+    auto ub_zero = [&](int j) {
+      if (j >= 0 && j < nv) std::fill_n(row_ptr(ub, j), ns, 0.0);
+      else w.a1.zero_row(j);
+    };
+    // out (rows out_row(j), zeroed by out_zero(j)): set (not added to); each row zeroed just
+    // before the stencil first reaches it (row j + 2 at row j: in cache, and the sums' order
+    // unchanged).
+    auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, auto out_row, auto out_zero) {
+      out_zero(-1), out_zero(0), out_zero(1);
       for (int j = 0; j < nv; ++j) {
-        out.zero_row(j + 2);
+        out_zero(j + 2);
+        double *om = out_row(j - 1), *o0 = out_row(j), *op = out_row(j + 1), *op2 = out_row(j + 2);
         double* cvs = w.cvsum.data();
         double* hbr = hb ? hb->row(j) : w.zeros.data();
         if (pred) {
           if (two)
             explicit_adjoint_row<true, false>(ns, sA, sB, cbA, w.cbB.data(), cvrow(j), in_row(j - 1), in_row(j),
-                                              in_row(j + 1), in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1),
-                                              out.row(j), out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old,
+                                              in_row(j + 1), in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0,
+                                              op, op2, A.dt, A.thdt, A.e_old,
                                               A.e_new, w.tmp.data(), cvs);
           else
             explicit_adjoint_row<true, true>(ns, sA, sB, cbA, cbA, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
-                                             in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
-                                             out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old, A.e_new,
+                                             in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0, op, op2, A.dt, A.thdt, A.e_old, A.e_new,
                                              w.tmp.data(), cvs);
         } else {
           explicit_adjoint_row<false, true>(ns, sB, sB, cbB, cbB, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
-                                            in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
-                                            out.row(j + 1), out.row(j + 2), 0.5 * A.dt, A.thdt, A.e_old, A.e_new,
+                                            in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0, op, op2, 0.5 * A.dt, A.thdt, A.e_old, A.e_new,
                                             w.tmp.data(), cvs);
         }
         if (has_cvb) {
@@ -1403,21 +1410,20 @@ struct HvStepAdjoint {
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
                            w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
+      explicit_adjoint(true, urow, w.a3, nullptr, w.a2, ub_out, ub_zero);
     } else {
+      auto a4_zero = [&](int j) { w.a4.zero_row(j); };
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
                            w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);  // a4: the adjoint of Y2; h receives H's
+      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4.rows(), a4_zero);  // a4: Y2's adjoint; h: H's
       // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
                            w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true, true);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
-      std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
+      explicit_adjoint(true, urow, w.a3, &w.h, w.a2, ub_out, ub_zero);
     }
-    for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
     if (keep) keep->held = false, keep->used = kept;
     if (out) out->copy_from(u, ns, nv, n - 1);
     add_cs_adjoint(cbA, csA_b, ns);
