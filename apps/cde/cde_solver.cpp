@@ -482,12 +482,16 @@ struct SolveS {
 //   ybar_i = g_i - u_{i-1} ybar_{i-1} (forward), g_i = m_i (ybar_i - p_{i+1}), p_i = am_i (ybar_i - p_{i+1})
 // (backward); row(i, gi) is called at each i of the backward loop with the four lines' g_i (stored).
 // am(q, i), u(q, i): the factors' am and u of line q at i (stored, or rebuilt from m: the same bits).
+// gin (may be g): x's adjoint read from there instead, g then only written.
 template <class Am, class U, class RowHook>
-inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row) {
+inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row,
+                              const double* const* gin = nullptr) {
+  if (!gin) gin = g;
   double y[4], p[4] = {0, 0, 0, 0};
-  for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+  for (int q = 0; q < 4; ++q) y[q] = gin[q][0];
+  for (int q = 0; q < 4; ++q) g[q][0] = y[q];
   for (int i = 1; i < ns; ++i) {
-    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u(q, i - 1) * y[q];
+    for (int q = 0; q < 4; ++q) y[q] = gin[q][i] - u(q, i - 1) * y[q];
     for (int q = 0; q < 4; ++q) g[q][i] = y[q];
   }
   for (int i = ns - 1; i >= 0; --i) {
@@ -1166,26 +1170,26 @@ CDE_SIMD_CLONES void accumulate_s4(int ns, double thdt, const double* __restrict
   }
 }
 
-// The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
-// side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
+// The transposed s solve of every row, from gin (the adjoint of x) into g (that of the right-hand
+// side; gin may be g: in place), four lines side by side; the entries' adjoints of A1 (from cs of the
 // factorization, x its solution, rows with zero ghost columns) into cb (SoA). The factors' am and
 // u are rebuilt from m and A1's entries (as subst4: the products cde_factor_s stores, the same
 // bits), which saves two of the sweeps' memory streams.
-template <class MRow, class XRow, class GRow, class CvRow>
+template <class MRow, class XRow, class GRow, class CvRow, class GinRow>
 CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow,
-                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
+                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf, GinRow ginrow) {
   const double* DSr = sB + DS * ns;
   const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns;
   double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
   double *bQ0 = cb + Q0 * ns, *bQ1 = cb + (Q0 + 1) * ns, *bQ2 = cb + (Q0 + 2) * ns;
   for (int j = 0; j < nv; j += 4) {
     const int L = std::min(4, nv - j);
-    const double *m[4], *xs[4];
+    const double *m[4], *xs[4], *gin[4];
     double* g[4];
     double v[4], dv[4];
     for (int q = 0; q < 4; ++q) {
       const int r = j + std::min(q, L - 1);
-      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r);
+      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r), gin[q] = ginrow(r);
       v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
     }
     const double t = thdt;
@@ -1197,7 +1201,7 @@ CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const dou
       const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
       return c * m[q][i];
     };
-    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
+    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {}, gin);
     if (L == 4 && dv[0] <= 0 && dv[1] <= 0 && dv[2] <= 0 && dv[3] <= 0) {
       accumulate_s4(ns, thdt, DSr, g[0], g[1], g[2], g[3], xs[0], xs[1], xs[2], xs[3], v, bP0, bP1, bP2, bQ0, bQ1,
                     bQ2);
@@ -1404,24 +1408,28 @@ struct HvStepAdjoint {
         }
       }
     };
-    // The v solve into U (x = un): its right-hand side's adjoint set into a3 (Y) and a2 (G), rows
-    // 0 .. nv - 1 (their ghosts, never written, stay zero).
+    // The v solve into U (x = un): its right-hand side's adjoint (that of Y and of G: R = Y + G) set
+    // into a2, rows 0 .. nv - 1 (the ghosts, never written, stay zero); the s solve's adjoint reads
+    // it there (Y's) and writes R1's into a3, so a2 stays G's.
     if (A.damp) {
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
-                           w.a3.rows(), true, w.a2.rows(), true, true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+                           w.a3.rows(), false, w.a2.rows(), true, true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, ub_out, ub_zero);
     } else {
       auto a4_zero = [&](int j) { w.a4.zero_row(j); };
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
-                           w.a3.rows(), true, w.a2.rows(), true, true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+                           w.a3.rows(), false, w.a2.rows(), true, true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
       explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4.rows(), a4_zero);  // a4: Y2's adjoint; h: H's
-      // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
+      // first half: v solve (x = y2): seeds into a2 (Y1's and G's); s solve (x = y1) into a3; predictor
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
-                           w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true, true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
+                           w.a4.rows(), w.a3.rows(), false, w.a2.rows(), true, true);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, ub_out, ub_zero);
     }
     if (keep) keep->held = false, keep->used = kept;
