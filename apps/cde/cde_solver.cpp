@@ -632,12 +632,13 @@ struct SolveVM {  // primal mode: the factors' m only
 
 // The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held; assign: the
 // right-hand side's adjoints yb, gb are set, as 0 + value (the bits of adding into zeros), rows
-// 0 .. nv - 1, instead of added to).
+// 0 .. nv - 1, instead of added to; zero_xb false: x's adjoint rows are left holding scratch, not
+// zeroed, for a caller that overwrites them).
 template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
           class GbRow>
 CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
-                          GbRow gbrow, bool has_gb, bool assign = false) {
+                          GbRow gbrow, bool has_gb, bool assign = false, bool zero_xb = true) {
     const int ns = A.ns, nv = A.nv;
     thread_local std::vector<double> buf;
     buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
@@ -689,8 +690,8 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
         p[i] = ((dv || ds[i] > 0 ? 0.0 : aa) * m[i]) * w;
         const double g = m[i] * w;
         rr[i] = dv || ds[i] > 0 ? 0.0 : g;
-        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
       }
+      if (zero_xb) std::fill_n(gj, ns, 0.0);  // x is written: its adjoint before the call is zero
       if (has_cvb && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s, 4 lanes
         const double *xj = xrow(j), *xm = j > 0 ? xrow(j - 1) : xj, *xq = j + 1 < nv ? xrow(j + 1) : xj;
         double la[4] = {0, 0, 0, 0}, lb[4] = {0, 0, 0, 0}, lc[4] = {0, 0, 0, 0};
@@ -1410,10 +1411,11 @@ struct HvStepAdjoint {
     };
     // The v solve into U (x = un): its right-hand side's adjoint (that of Y and of G: R = Y + G) set
     // into a2, rows 0 .. nv - 1 (the ghosts, never written, stay zero); the s solve's adjoint reads
-    // it there (Y's) and writes R1's into a3, so a2 stays G's.
+    // it there (Y's) and writes R1's into a3, so a2 stays G's. The v solves' x-adjoint rows (ub's,
+    // a4's) are left as scratch: ub_out and a4_zero set them before they are read again.
     if (A.damp) {
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
-                           w.a3.rows(), false, w.a2.rows(), true, true);
+                           w.a3.rows(), false, w.a2.rows(), true, true, false);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
                            w.a2.rows());
       explicit_adjoint(true, urow, w.a3, nullptr, w.a2, ub_out, ub_zero);
@@ -1421,13 +1423,13 @@ struct HvStepAdjoint {
       auto a4_zero = [&](int j) { w.a4.zero_row(j); };
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
-                           w.a3.rows(), false, w.a2.rows(), true, true);
+                           w.a3.rows(), false, w.a2.rows(), true, true, false);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
                            w.a2.rows());
       explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4.rows(), a4_zero);  // a4: Y2's adjoint; h: H's
       // first half: v solve (x = y2): seeds into a2 (Y1's and G's); s solve (x = y1) into a3; predictor
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
-                           w.a4.rows(), w.a3.rows(), false, w.a2.rows(), true, true);
+                           w.a4.rows(), w.a3.rows(), false, w.a2.rows(), true, true, false);
       solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
                            w.a2.rows());
       explicit_adjoint(true, urow, w.a3, &w.h, w.a2, ub_out, ub_zero);

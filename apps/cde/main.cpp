@@ -152,9 +152,9 @@ int main(int argc, char** argv) {
     // the save-all tape (about nine saved arrays per step).
     double need = 12.5 * 8.0 * cfg.ns * static_cast<double>(cfg.nv);
     if (adjoint) need *= 3.2 + (checkpoints == 0 ? 0.75 * (cfg.steps + cfg.damping) : checkpoints * 0.1);
-    if (adjoint && checkpoints == 0)  // the kept stages (four arrays a step, at most stage_bytes)
+    if (adjoint && checkpoints == 0)  // the kept stages (three arrays an HV step, at most stage_bytes)
       need += std::min(static_cast<double>(cfg.stage_bytes),
-                       4.0 * 8.0 * (cfg.ns + 2.0) * (cfg.nv + 3.0) * (cfg.steps + cfg.damping));
+                       3.0 * 8.0 * (cfg.ns + 2.0) * (cfg.nv + 3.0) * (cfg.steps + cfg.damping));
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
     if (have > 0 && need > 0.8 * have)
       return bad("--ns " + std::to_string(cfg.ns) + " x --nv " + std::to_string(cfg.nv) + " needs about " +
