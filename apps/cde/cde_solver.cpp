@@ -333,6 +333,12 @@ T* row_ptr(const ExtDat<T>& e, int j, int c = 0) {
   return e.data(t) + g.origin + c + j * g.s[1];
 }
 long long stride0(const CD& e) { return e.geom(e.tile_lo()).s[0]; }
+// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
+template <class T>
+T* tile_row(const ExtDat<T>& e, int t, int j) {
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + j * g.s[1];
+}
 
 [[noreturn]] void bad_pivot(const ExternalContext& ctx, int i, int j) {
   throw Error(std::string("cde: '") + ctx.name + "': zero or non-finite pivot at (" + std::to_string(i) + ", " +
@@ -555,61 +561,81 @@ struct SolveVArgs {
   double e_new, thdt;
   int ns, nv;
 };
-// cde_solve_v (one task, all tiles): the HV "mid" stage and the v-direction implicit solve,
-// rows of s side by side (contiguous, vectorisable):
+// cde_solve_v: the HV "mid" stage and the v-direction implicit solve, rows of s side by side
+// (contiguous, vectorisable):
 //   row = (Y + G)(s, v_1);  R = Y + G, row v = 0 minus f row (f = e / w_2(v_1), the elimination
 //   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
 // The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
 // products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
 // Y, G, CV, M, X: row j -> element (0, j) of y, g, cv, the factors' m and x (rows of s).
+// solve_v_fwd: the mid stage and the forward sweep of rows [j0, j1) into x (row 1 of Y and G
+// also read when j0 = 0); xprev: x's row j0 - 1 (j0 > 0); carry (may be null): x's row j1 - 1
+// copied there. solve_v_bwd: the back substitution of every row, in place on x. In primal mode
+// the forward sweep runs per tile in tile order (cde_solve_v_fwd, the carry handed from tile to
+// tile), so a tile's sweep overlaps the next tiles' predictor; solve_v_core is both, one task.
 template <class YRow, class GRow, class CvRow, class MRow, class XRow>
-CDE_SIMD_CLONES void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
-                  XRow xrow) {
-  {
-    const int ns = A.ns, nv = A.nv;
-    thread_local std::vector<double> rbuf;
-    rbuf.resize(3 * static_cast<std::size_t>(ns));
-    double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
-    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
-    {
-      const double *y1 = yrow(1), *g1 = grow(1);
-      for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
-    }
-    const double e0 = cvrow(0)[EE], f = e0 != 0.0 ? e0 / cvrow(1)[W0 + 2] : 0.0;
-    auto row_consts = [&](int j, double& aa, double& cc) {
-      double bb;
-      const double* cvj = cvrow(j);
-      mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
-    };
-    const double* xp = nullptr;
-    for (int j = 0; j < nv; ++j) {
-      const double *yj = yrow(j), *gj = grow(j), *m = mrow(j);
-      const bool dv = cvrow(j)[DV] > 0;
-      const double fj = j == 0 ? f : 0.0;
-      double aa, cc;
-      row_consts(j, aa, cc);
-      double* xj = xrow(j);
-      for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || ds[i] > 0;
-        const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
-        const double am = (dir ? 0.0 : aa) * m[i];
-        xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
-      }
-      xp = xj;
-    }
-    for (int j = nv - 2; j >= 0; --j) {
-      const double* m = mrow(j);
-      const bool dv = cvrow(j)[DV] > 0;
-      double aa, cc;
-      row_consts(j, aa, cc);
-      double* xj = xrow(j);
-      for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || ds[i] > 0;
-        xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
-      }
-      xp = xj;
-    }
+CDE_SIMD_CLONES void solve_v_fwd(const SolveVArgs& A, int j0, int j1, YRow yrow, GRow grow, const double* c0,
+                                 long long sc, CvRow cvrow, MRow mrow, XRow xrow, const double* xprev,
+                                 double* carry) {
+  const int ns = A.ns, nv = A.nv;
+  thread_local std::vector<double> rbuf;
+  rbuf.resize(3 * static_cast<std::size_t>(ns));
+  double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
+  for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
+  double f = 0.0;  // rows 0 and 1 (cv, Y, G) are read by the sweep holding row 0 only
+  if (j0 == 0) {
+    const double e0 = cvrow(0)[EE];
+    f = e0 != 0.0 ? e0 / cvrow(1)[W0 + 2] : 0.0;
+    const double *y1 = yrow(1), *g1 = grow(1);
+    for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
   }
+  const double* xp = j0 > 0 ? xprev : nullptr;
+  for (int j = j0; j < j1; ++j) {
+    const double *yj = yrow(j), *gj = grow(j), *m = mrow(j);
+    const bool dv = cvrow(j)[DV] > 0;
+    const double fj = j == 0 ? f : 0.0;
+    double aa, bb, cc;
+    const double* cvj = cvrow(j);
+    mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    double* xj = xrow(j);
+    for (int i = 0; i < ns; ++i) {
+      const bool dir = dv || ds[i] > 0;
+      const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
+      const double am = (dir ? 0.0 : aa) * m[i];
+      xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
+    }
+    xp = xj;
+  }
+  if (carry && j1 > j0) std::copy_n(xp, ns, carry);
+}
+template <class CvRow, class MRow, class XRow>
+CDE_SIMD_CLONES void solve_v_bwd(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, MRow mrow,
+                                 XRow xrow) {
+  const int ns = A.ns, nv = A.nv;
+  thread_local std::vector<double> dbuf;
+  dbuf.resize(static_cast<std::size_t>(ns));
+  double* ds = dbuf.data();
+  for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
+  const double* xp = xrow(nv - 1);
+  for (int j = nv - 2; j >= 0; --j) {
+    const double* m = mrow(j);
+    const bool dv = cvrow(j)[DV] > 0;
+    double aa, bb, cc;
+    const double* cvj = cvrow(j);
+    mat2_row(cvj, cvrow(j + 1), A.thdt, j, aa, bb, cc);
+    double* xj = xrow(j);
+    for (int i = 0; i < ns; ++i) {
+      const bool dir = dv || ds[i] > 0;
+      xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
+    }
+    xp = xj;
+  }
+}
+template <class YRow, class GRow, class CvRow, class MRow, class XRow>
+void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
+                  XRow xrow) {
+  solve_v_fwd(A, 0, A.nv, yrow, grow, c0, sc, cvrow, mrow, xrow, nullptr, nullptr);
+  solve_v_bwd(A, c0, sc, cvrow, mrow, xrow);
 }
 void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
                   const DD& x) {
@@ -623,10 +649,25 @@ struct SolveV {
     solve_v_rows(A, y, g, cs, cv, fm, x);
   }
 };
-struct SolveVM {  // primal mode: the factors' m only
+// Primal mode (the factors' m only): cde_solve_v_fwd, one task per tile (its rows; carry: x's
+// last row so far, read and written, which chains the tiles' tasks in order), then
+// cde_solve_v_bwd, one task holding every tile. The same arithmetic as solve_v_core.
+struct SolveVFwd {
   SolveVArgs A;
-  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, DD x) const {
-    solve_v_rows(A, y, g, cs, cv, fm, x);
+  void operator()(const ExternalContext& ctx, CD y, CD g, CD cs, CD cv, CD fm, DD carry, DD x) const {
+    const int t = ctx.tile_lo;
+    const int j0 = std::max(x.row_lo(t), 0), j1 = std::min(x.row_hi(t), A.nv);
+    double* c = row_ptr(carry, 0);
+    solve_v_fwd(A, j0, j1, [&](int j) { return row_ptr(y, j); }, [&](int j) { return row_ptr(g, j); },
+                row_ptr(cs, 0), stride0(cs), [&](int j) { return tile_row(cv, t, j); },  // + its ghost row j1
+                [&](int j) { return row_ptr(fm, j); }, [&](int j) { return row_ptr(x, j); }, c, c);
+  }
+};
+struct SolveVBwd {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD cs, CD cv, CD fm, DD x) const {
+    solve_v_bwd(A, row_ptr(cs, 0), stride0(cs), [&](int j) { return row_ptr(cv, j); },
+                [&](int j) { return row_ptr(fm, j); }, [&](int j) { return row_ptr(x, j); });
   }
 };
 
@@ -782,12 +823,6 @@ const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
   for (int i = 0; i < ns; ++i)
     for (int c = 0; c < NCS; ++c) buf[static_cast<std::size_t>(c) * ns + i] = c0[i * sc + c];
   return buf.data();
-}
-// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
-template <class T>
-T* tile_row(const ExtDat<T>& e, int t, int j) {
-  const mesh::TileGeom& g = e.geom(t);
-  return e.data(t) + g.origin + j * g.s[1];
 }
 // The four rows' substitutions (rows d[q]; a repeated last row computes the same values), am and
 // u rebuilt from m and A1's entries (cs of the factorization as arrays sB, v and the Dirichlet
@@ -1545,6 +1580,7 @@ struct CdeSolver::Impl {
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
+  Dat<double> vcarry;  // primal cde_solve_v_fwd: x's last row so far (one row of s, scratch)
   // Thomas factors (m, am, u) of I - th dt A1 (fs) and I - th dt A2 (fv); with damping steps,
   // those of theta = 1 (fsd, fvd). Built before the first step mark (fs per step when the
   // leverage depends on t), so that no step writes data a later step reads. Primal mode keeps m
@@ -1576,7 +1612,7 @@ struct CdeSolver::Impl {
         cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
         U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
         R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
-        H(block, "cde_h", Halo{}, full(adj)), 
+        H(block, "cde_h", Halo{}, full(adj)), vcarry(block, "cde_vcarry", Halo{}, opts(1, {0}, false)),
         kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
     auto mk = [&](Factors& f, const std::string& n) {
@@ -1699,10 +1735,15 @@ struct CdeSolver::Impl {
   // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
   void solve_v(Factors& f, double thdt, double e_new, Dat<double>& x) {
     ExternalOptions o;
-    if (!f.a) {  // primal mode
-      execute_external("cde_solve_v", o, SolveVM{{e_new, thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
+    if (!f.a) {  // primal mode: the forward sweep per tile (chained by vcarry), the back one whole
+      const SolveVArgs va{e_new, thdt, ns, nv};
+      ExternalOptions pt;
+      pt.per_tile = true;
+      execute_external("cde_solve_v_fwd", pt, SolveVFwd{va}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
                        mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
+                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(vcarry, mesh::RW), mesh::arg_dat(x, mesh::WRITE));
+      execute_external("cde_solve_v_bwd", o, SolveVBwd{va}, NoAdjoint{}, mesh::arg_dat(csB, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::RW));
       return;
     }
     o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
