@@ -21,7 +21,9 @@
 // A Douglas (theta = 1) damping step is predictor, solve s, solve v into U (its own factors).
 // Primal mode (passive dats) fuses predictor + solve s and corrector + solve s into one
 // vectorised external each (cde_predictor_s / cde_corrector_s, bitwise the par_loop path's
-// results); adjoint mode runs the recorded par_loops and cde_solve_s.
+// results) and splits solve v into its forward sweep per tile (cde_solve_v_fwd, chained tile to
+// tile) and its back substitution (cde_solve_v_bwd); adjoint mode runs the recorded par_loops
+// and cde_solve_s.
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
 // their own dats) and the coefficient loops are recorded. Each step is one external function,
@@ -943,7 +945,8 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
 // U RW, the coefficients and both directions' factors READ, one task holding every tile;
 // recorded by execute_external_recompute with adjoint_gets_inputs: the tape keeps U before the
 // step (one array per step) and nothing else; the step's intermediates are kept by its primal
-// (StepStages, when the solver hands it a slot) or recomputed by the adjoint from U (the same
+// (StepStages, when the solver hands it a slot; U after the step is handed over by the next
+// step's adjoint, StepOutput) or recomputed by the adjoint from U (the same
 // arithmetic as the primal either way: explicit_row, subst4, solve_v_core, so the same bits as
 // primal mode); the adjoint then runs the transposed step: the transposed v solve
 // (solve_v_adjoint_core), the transposed s solve (solve_s_adjoint_rows), the transposed
