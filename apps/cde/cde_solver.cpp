@@ -314,9 +314,13 @@ struct Predictor2 {
 using CD = ExtDat<const double>;
 using DD = ExtDat<double>;
 
-// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
-// so both give the same bits (and those of the scalar par_loops).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// x86-64: AVX2 and (GCC) x86-64-v4 (AVX-512) clones besides the baseline one, picked at load time
+// (ifunc). No FMA in any (AVX2 has none; for v4, which has, GCC's contraction is turned off), and
+// no reassociation, so all give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CDE_SIMD_CLONES \
+  __attribute__((noinline, target_clones("arch=x86-64-v4", "avx2", "default"), optimize("fp-contract=off")))
+#elif defined(__x86_64__) && defined(__clang__)
 #define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
 #else
 #define CDE_SIMD_CLONES __attribute__((noinline))
