@@ -21,7 +21,9 @@
 // A Douglas (theta = 1) damping step is predictor, solve s, solve v into U (its own factors).
 // Primal mode (passive dats) fuses predictor + solve s and corrector + solve s into one
 // vectorised external each (cde_predictor_s / cde_corrector_s, bitwise the par_loop path's
-// results); adjoint mode runs the recorded par_loops and cde_solve_s.
+// results) and splits solve v into its forward sweep per tile (cde_solve_v_fwd, chained tile to
+// tile) and its back substitution (cde_solve_v_bwd); adjoint mode runs the recorded par_loops
+// and cde_solve_s.
 //
 // Adjoint mode: every factorization is built before the first step mark (the damping steps' in
 // their own dats) and the coefficient loops are recorded. Each step is one external function,
@@ -35,6 +37,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -311,9 +314,13 @@ struct Predictor2 {
 using CD = ExtDat<const double>;
 using DD = ExtDat<double>;
 
-// x86-64: an AVX2 clone besides the baseline one, picked at load time (ifunc). No FMA in either,
-// so both give the same bits (and those of the scalar par_loops).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// x86-64: AVX2 and (GCC) x86-64-v4 (AVX-512) clones besides the baseline one, picked at load time
+// (ifunc). No FMA in any (AVX2 has none; for v4, which has, GCC's contraction is turned off), and
+// no reassociation, so all give the same bits (and those of the scalar par_loops).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CDE_SIMD_CLONES \
+  __attribute__((noinline, target_clones("arch=x86-64-v4", "avx2", "default"), optimize("fp-contract=off")))
+#elif defined(__x86_64__) && defined(__clang__)
 #define CDE_SIMD_CLONES __attribute__((noinline, target_clones("avx2", "default")))
 #else
 #define CDE_SIMD_CLONES __attribute__((noinline))
@@ -332,6 +339,12 @@ T* row_ptr(const ExtDat<T>& e, int j, int c = 0) {
   return e.data(t) + g.origin + c + j * g.s[1];
 }
 long long stride0(const CD& e) { return e.geom(e.tile_lo()).s[0]; }
+// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
+template <class T>
+T* tile_row(const ExtDat<T>& e, int t, int j) {
+  const mesh::TileGeom& g = e.geom(t);
+  return e.data(t) + g.origin + j * g.s[1];
+}
 
 [[noreturn]] void bad_pivot(const ExternalContext& ctx, int i, int j) {
   throw Error(std::string("cde: '") + ctx.name + "': zero or non-finite pivot at (" + std::to_string(i) + ", " +
@@ -481,12 +494,16 @@ struct SolveS {
 //   ybar_i = g_i - u_{i-1} ybar_{i-1} (forward), g_i = m_i (ybar_i - p_{i+1}), p_i = am_i (ybar_i - p_{i+1})
 // (backward); row(i, gi) is called at each i of the backward loop with the four lines' g_i (stored).
 // am(q, i), u(q, i): the factors' am and u of line q at i (stored, or rebuilt from m: the same bits).
+// gin (may be g): x's adjoint read from there instead, g then only written.
 template <class Am, class U, class RowHook>
-inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row) {
+inline void transposed_sweep4(int ns, const double* const* m, Am am, U u, double* const* g, RowHook row,
+                              const double* const* gin = nullptr) {
+  if (!gin) gin = g;
   double y[4], p[4] = {0, 0, 0, 0};
-  for (int q = 0; q < 4; ++q) y[q] = g[q][0];
+  for (int q = 0; q < 4; ++q) y[q] = gin[q][0];
+  for (int q = 0; q < 4; ++q) g[q][0] = y[q];
   for (int i = 1; i < ns; ++i) {
-    for (int q = 0; q < 4; ++q) y[q] = g[q][i] - u(q, i - 1) * y[q];
+    for (int q = 0; q < 4; ++q) y[q] = gin[q][i] - u(q, i - 1) * y[q];
     for (int q = 0; q < 4; ++q) g[q][i] = y[q];
   }
   for (int i = ns - 1; i >= 0; --i) {
@@ -550,61 +567,81 @@ struct SolveVArgs {
   double e_new, thdt;
   int ns, nv;
 };
-// cde_solve_v (one task, all tiles): the HV "mid" stage and the v-direction implicit solve,
-// rows of s side by side (contiguous, vectorisable):
+// cde_solve_v: the HV "mid" stage and the v-direction implicit solve, rows of s side by side
+// (contiguous, vectorisable):
 //   row = (Y + G)(s, v_1);  R = Y + G, row v = 0 minus f row (f = e / w_2(v_1), the elimination
 //   of A2's third entry at v = 0), Dirichlet nodes s e_new;  x = (I - th dt A2)^{-1} R.
 // The factors' am and u are rebuilt from m and A2's row constants (am = a m, u = c m: the
 // products FactorV stored, so the same bits), which saves two of the sweeps' memory streams.
 // Y, G, CV, M, X: row j -> element (0, j) of y, g, cv, the factors' m and x (rows of s).
+// solve_v_fwd: the mid stage and the forward sweep of rows [j0, j1) into x (row 1 of Y and G
+// also read when j0 = 0); xprev: x's row j0 - 1 (j0 > 0); carry (may be null): x's row j1 - 1
+// copied there. solve_v_bwd: the back substitution of every row, in place on x. In primal mode
+// the forward sweep runs per tile in tile order (cde_solve_v_fwd, the carry handed from tile to
+// tile), so a tile's sweep overlaps the next tiles' predictor; solve_v_core is both, one task.
+template <class YRow, class GRow, class CvRow, class MRow, class XRow>
+CDE_SIMD_CLONES void solve_v_fwd(const SolveVArgs& A, int j0, int j1, YRow yrow, GRow grow, const double* c0,
+                                 long long sc, CvRow cvrow, MRow mrow, XRow xrow, const double* xprev,
+                                 double* carry) {
+  const int ns = A.ns, nv = A.nv;
+  thread_local std::vector<double> rbuf;
+  rbuf.resize(3 * static_cast<std::size_t>(ns));
+  double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
+  for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
+  double f = 0.0;  // rows 0 and 1 (cv, Y, G) are read by the sweep holding row 0 only
+  if (j0 == 0) {
+    const double e0 = cvrow(0)[EE];
+    f = e0 != 0.0 ? e0 / cvrow(1)[W0 + 2] : 0.0;
+    const double *y1 = yrow(1), *g1 = grow(1);
+    for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
+  }
+  const double* xp = j0 > 0 ? xprev : nullptr;
+  for (int j = j0; j < j1; ++j) {
+    const double *yj = yrow(j), *gj = grow(j), *m = mrow(j);
+    const bool dv = cvrow(j)[DV] > 0;
+    const double fj = j == 0 ? f : 0.0;
+    double aa, bb, cc;
+    const double* cvj = cvrow(j);
+    mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
+    double* xj = xrow(j);
+    for (int i = 0; i < ns; ++i) {
+      const bool dir = dv || ds[i] > 0;
+      const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
+      const double am = (dir ? 0.0 : aa) * m[i];
+      xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
+    }
+    xp = xj;
+  }
+  if (carry && j1 > j0) std::copy_n(xp, ns, carry);
+}
+template <class CvRow, class MRow, class XRow>
+CDE_SIMD_CLONES void solve_v_bwd(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, MRow mrow,
+                                 XRow xrow) {
+  const int ns = A.ns, nv = A.nv;
+  thread_local std::vector<double> dbuf;
+  dbuf.resize(static_cast<std::size_t>(ns));
+  double* ds = dbuf.data();
+  for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS];
+  const double* xp = xrow(nv - 1);
+  for (int j = nv - 2; j >= 0; --j) {
+    const double* m = mrow(j);
+    const bool dv = cvrow(j)[DV] > 0;
+    double aa, bb, cc;
+    const double* cvj = cvrow(j);
+    mat2_row(cvj, cvrow(j + 1), A.thdt, j, aa, bb, cc);
+    double* xj = xrow(j);
+    for (int i = 0; i < ns; ++i) {
+      const bool dir = dv || ds[i] > 0;
+      xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
+    }
+    xp = xj;
+  }
+}
 template <class YRow, class GRow, class CvRow, class MRow, class XRow>
 void solve_v_core(const SolveVArgs& A, YRow yrow, GRow grow, const double* c0, long long sc, CvRow cvrow, MRow mrow,
                   XRow xrow) {
-  {
-    const int ns = A.ns, nv = A.nv;
-    thread_local std::vector<double> rbuf;
-    rbuf.resize(3 * static_cast<std::size_t>(ns));
-    double *rw = rbuf.data(), *ds = rw + ns, *ss = ds + ns;
-    for (int i = 0; i < ns; ++i) ds[i] = c0[i * sc + DS], ss[i] = c0[i * sc + SS];
-    {
-      const double *y1 = yrow(1), *g1 = grow(1);
-      for (int i = 0; i < ns; ++i) rw[i] = y1[i] + g1[i];
-    }
-    const double e0 = cvrow(0)[EE], f = e0 != 0.0 ? e0 / cvrow(1)[W0 + 2] : 0.0;
-    auto row_consts = [&](int j, double& aa, double& cc) {
-      double bb;
-      const double* cvj = cvrow(j);
-      mat2_row(cvj, j + 1 < nv ? cvrow(j + 1) : cvj, A.thdt, j, aa, bb, cc);
-    };
-    const double* xp = nullptr;
-    for (int j = 0; j < nv; ++j) {
-      const double *yj = yrow(j), *gj = grow(j), *m = mrow(j);
-      const bool dv = cvrow(j)[DV] > 0;
-      const double fj = j == 0 ? f : 0.0;
-      double aa, cc;
-      row_consts(j, aa, cc);
-      double* xj = xrow(j);
-      for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || ds[i] > 0;
-        const double r = dir ? ss[i] * A.e_new : (yj[i] + gj[i]) - fj * rw[i];
-        const double am = (dir ? 0.0 : aa) * m[i];
-        xj[i] = j == 0 ? r * m[i] : r * m[i] - am * xp[i];
-      }
-      xp = xj;
-    }
-    for (int j = nv - 2; j >= 0; --j) {
-      const double* m = mrow(j);
-      const bool dv = cvrow(j)[DV] > 0;
-      double aa, cc;
-      row_consts(j, aa, cc);
-      double* xj = xrow(j);
-      for (int i = 0; i < ns; ++i) {
-        const bool dir = dv || ds[i] > 0;
-        xj[i] -= ((dir ? 0.0 : cc) * m[i]) * xp[i];
-      }
-      xp = xj;
-    }
-  }
+  solve_v_fwd(A, 0, A.nv, yrow, grow, c0, sc, cvrow, mrow, xrow, nullptr, nullptr);
+  solve_v_bwd(A, c0, sc, cvrow, mrow, xrow);
 }
 void solve_v_rows(const SolveVArgs& A, const CD& y, const CD& g, const CD& cs, const CD& cv, const CD& fm,
                   const DD& x) {
@@ -618,19 +655,37 @@ struct SolveV {
     solve_v_rows(A, y, g, cs, cv, fm, x);
   }
 };
-struct SolveVM {  // primal mode: the factors' m only
+// Primal mode (the factors' m only): cde_solve_v_fwd, one task per tile (its rows; carry: x's
+// last row so far, read and written, which chains the tiles' tasks in order), then
+// cde_solve_v_bwd, one task holding every tile. The same arithmetic as solve_v_core.
+struct SolveVFwd {
   SolveVArgs A;
-  void operator()(const ExternalContext&, CD y, CD g, CD cs, CD cv, CD fm, DD x) const {
-    solve_v_rows(A, y, g, cs, cv, fm, x);
+  void operator()(const ExternalContext& ctx, CD y, CD g, CD cs, CD cv, CD fm, DD carry, DD x) const {
+    const int t = ctx.tile_lo;
+    const int j0 = std::max(x.row_lo(t), 0), j1 = std::min(x.row_hi(t), A.nv);
+    double* c = row_ptr(carry, 0);
+    solve_v_fwd(A, j0, j1, [&](int j) { return row_ptr(y, j); }, [&](int j) { return row_ptr(g, j); },
+                row_ptr(cs, 0), stride0(cs), [&](int j) { return tile_row(cv, t, j); },  // + its ghost row j1
+                [&](int j) { return row_ptr(fm, j); }, [&](int j) { return row_ptr(x, j); }, c, c);
+  }
+};
+struct SolveVBwd {
+  SolveVArgs A;
+  void operator()(const ExternalContext&, CD cs, CD cv, CD fm, DD x) const {
+    solve_v_bwd(A, row_ptr(cs, 0), stride0(cs), [&](int j) { return row_ptr(cv, j); },
+                [&](int j) { return row_ptr(fm, j); }, [&](int j) { return row_ptr(x, j); });
   }
 };
 
-// The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held).
+// The adjoint of cde_solve_v (rows as in solve_v_core; has_*: that adjoint is held; assign: the
+// right-hand side's adjoints yb, gb are set, as 0 + value (the bits of adding into zeros), rows
+// 0 .. nv - 1, instead of added to; zero_xb false: x's adjoint rows are left holding scratch, not
+// zeroed, for a caller that overwrites them).
 template <class CvRow, class CvbRow, class MRow, class AmRow, class URow, class XRow, class XbRow, class YbRow,
           class GbRow>
 CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0, long long sc, CvRow cvrow, CvbRow cvbrow, bool has_cvb,
                           MRow mrow, AmRow amrow, URow urow, XRow xrow, XbRow xbrow, YbRow ybrow, bool has_yb,
-                          GbRow gbrow, bool has_gb) {
+                          GbRow gbrow, bool has_gb, bool assign = false, bool zero_xb = true) {
     const int ns = A.ns, nv = A.nv;
     thread_local std::vector<double> buf;
     buf.assign(5 * static_cast<std::size_t>(ns), 0.0);
@@ -682,8 +737,8 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
         p[i] = ((dv || ds[i] > 0 ? 0.0 : aa) * m[i]) * w;
         const double g = m[i] * w;
         rr[i] = dv || ds[i] > 0 ? 0.0 : g;
-        gj[i] = 0.0;  // x is written: its adjoint before the call is zero
       }
+      if (zero_xb) std::fill_n(gj, ns, 0.0);  // x is written: its adjoint before the call is zero
       if (has_cvb && !dv) {  // A2's entries of row j (non-Dirichlet nodes): sums over s, 4 lanes
         const double *xj = xrow(j), *xm = j > 0 ? xrow(j - 1) : xj, *xq = j + 1 < nv ? xrow(j + 1) : xj;
         double la[4] = {0, 0, 0, 0}, lb[4] = {0, 0, 0, 0}, lc[4] = {0, 0, 0, 0};
@@ -717,10 +772,18 @@ CDE_SIMD_CLONES void solve_v_adjoint_core(const SolveVArgs& A, const double* c0,
         }
       }
       double *yb = has_yb ? ybrow(j) : nullptr, *gb = has_gb ? gbrow(j) : nullptr;
-      if (yb)
-        for (int i = 0; i < ns; ++i) yb[i] += rr[i];
-      if (gb)
-        for (int i = 0; i < ns; ++i) gb[i] += rr[i];
+      if (yb) {
+        if (assign)
+          for (int i = 0; i < ns; ++i) yb[i] = 0.0 + rr[i];
+        else
+          for (int i = 0; i < ns; ++i) yb[i] += rr[i];
+      }
+      if (gb) {
+        if (assign)
+          for (int i = 0; i < ns; ++i) gb[i] = 0.0 + rr[i];
+        else
+          for (int i = 0; i < ns; ++i) gb[i] += rr[i];
+      }
       if (j == 0 && e0 != 0.0)
         for (int i = 0; i < ns; ++i) {
           rb[i] -= f * rr[i];
@@ -766,12 +829,6 @@ const double* cs_soa(const CD& cs, int ns, std::vector<double>& buf) {
   for (int i = 0; i < ns; ++i)
     for (int c = 0; c < NCS; ++c) buf[static_cast<std::size_t>(c) * ns + i] = c0[i * sc + c];
   return buf.data();
-}
-// Element (0, j) of tile t's buffer (any row it holds, ghosts included).
-template <class T>
-T* tile_row(const ExtDat<T>& e, int t, int j) {
-  const mesh::TileGeom& g = e.geom(t);
-  return e.data(t) + g.origin + j * g.s[1];
 }
 // The four rows' substitutions (rows d[q]; a repeated last row computes the same values), am and
 // u rebuilt from m and A1's entries (cs of the factorization as arrays sB, v and the Dirichlet
@@ -892,7 +949,8 @@ struct NoAdjoint {  // never called: the fused externals run on passive dats onl
 // U RW, the coefficients and both directions' factors READ, one task holding every tile;
 // recorded by execute_external_recompute with adjoint_gets_inputs: the tape keeps U before the
 // step (one array per step) and nothing else; the step's intermediates are kept by its primal
-// (StepStages, when the solver hands it a slot) or recomputed by the adjoint from U (the same
+// (StepStages, when the solver hands it a slot; U after the step is handed over by the next
+// step's adjoint, StepOutput) or recomputed by the adjoint from U (the same
 // arithmetic as the primal either way: explicit_row, subst4, solve_v_core, so the same bits as
 // primal mode); the adjoint then runs the transposed step: the transposed v solve
 // (solve_v_adjoint_core), the transposed s solve (solve_s_adjoint_rows), the transposed
@@ -918,6 +976,7 @@ struct Grid {
     base = p;
   }
   void zero() { std::fill(buf.begin(), buf.end(), 0.0); }  // owned grids only
+  void zero_row(int j) { std::fill_n(base + (j + 1) * ls, ls, 0.0); }  // row j, ghost columns included
   double* row(int j) { return base + (j + 1) * ls + 1; }
   auto rows() {
     return [this](int j) { return row(j); };
@@ -931,19 +990,21 @@ struct StepArgs {
 };
 
 // One step's stages kept by its primal for its adjoint (CdeConfig::stage_bytes): the solves'
-// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only) and un (U
-// after the step), the arrays the adjoint would otherwise recompute, from the same kernels (so the
-// same bits); attached to zeroed memory of the solver's (ghosts stay zero). held: written by the
-// step's primal and not yet used by its adjoint.
+// solutions y1 (first s solve), y2 (v solve), y1c (second s solve; y2, y1c: HV only), the arrays
+// the adjoint would otherwise recompute, from the same kernels (so the same bits); attached to
+// zeroed memory of the solver's (ghosts stay zero). held: written by the step's primal and not yet
+// used by its adjoint. U after the step, which the adjoint also needs, is not kept here: it is the
+// next step's input (StepOutput).
 struct StepStages {
-  Grid y1, y2, y1c, un;
+  Grid y1, y2, y1c;
   bool damp = false, held = false;
-  static std::size_t grids(bool damp) { return damp ? 2 : 4; }
+  bool used = false;  // the adjoint took them (else it recomputed them)
+  static std::size_t grids(bool damp) { return damp ? 1 : 3; }
   static std::size_t bytes(int ns, int nv, bool damp) { return grids(damp) * sizeof(double) * Grid::size(ns, nv); }
   // Attaches the grids to p (bytes(ns, nv, damp) of zeros); returns the end.
   double* attach(double* p, int ns, int nv, bool damp_) {
     damp = damp_;
-    for (Grid* q : {&y1, &un, &y2, &y1c}) {
+    for (Grid* q : {&y1, &y2, &y1c}) {
       if (damp && (q == &y2 || q == &y1c)) continue;
       q->attach(p, ns);
       p += Grid::size(ns, nv);
@@ -951,20 +1012,56 @@ struct StepStages {
     return p;
   }
 };
-// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once (MAP_POPULATE:
-// one call instead of a fault per page, about half the time here), unmapped on destruction.
+// U after step `step` (interior rows; ghosts zero), handed from one step's adjoint to the next
+// (save-all reverses step n + 1, then n): the adjoint of step n + 1 copies its input, restored by
+// the tape, here for step n; the last step's primal copies its output. An adjoint whose step does
+// not match recomputes its stages.
+struct StepOutput {
+  Grid u;
+  int step = -1;
+  void copy_from(const CD& src, int ns, int nv, int n) {
+    if (!u.base) u.init(ns, nv);
+    for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(src, j), ns, u.row(j));
+    step = n;
+  }
+};
+// Zeroed memory of n bytes from an anonymous mapping, its pages mapped at once, unmapped on
+// destruction. With mesh::huge_pages() (STARDIFF_HUGE_PAGES, default on) the mapping starts on
+// a 2 MiB boundary, is advised for transparent huge pages and populated by one
+// MADV_POPULATE_WRITE (about 0.03 s for 261 MB here against 0.07 s for 4 KiB pages); else, or
+// where that advice fails, MAP_POPULATE (one call instead of a fault per page).
 class StageMemory {
  public:
   StageMemory() = default;
-  explicit StageMemory(std::size_t n) : n_(n) {
+  explicit StageMemory(std::size_t n) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+#if defined(MADV_HUGEPAGE) && defined(MADV_POPULATE_WRITE)
+    if (mesh::huge_pages()) {
+      const std::size_t whole = (n + kHuge - 1) / kHuge * kHuge, len = whole + kHuge;
+      void* q = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (q != MAP_FAILED) {
+        const auto a = (reinterpret_cast<std::uintptr_t>(q) + kHuge - 1) & ~(kHuge - 1);
+        char* p = reinterpret_cast<char*>(a);
+        madvise(p, whole, MADV_HUGEPAGE);  // advisory (p + whole is inside the mapping)
+        if (madvise(p, n, MADV_POPULATE_WRITE) == 0) {
+          map_ = q, map_n_ = len, p_ = reinterpret_cast<double*>(p), n_ = n;
+          return;
+        }
+        munmap(q, len);
+      }
+    }
+#endif
     void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) throw Error("cde: cannot map " + std::to_string(n >> 20) + " MiB for the kept stages");
-    p_ = static_cast<double*>(p);
+    map_ = p, map_n_ = n, p_ = static_cast<double*>(p), n_ = n;
   }
-  StageMemory(StageMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  StageMemory(StageMemory&& o) noexcept
+      : map_(std::exchange(o.map_, nullptr)), map_n_(std::exchange(o.map_n_, 0)), p_(std::exchange(o.p_, nullptr)),
+        n_(std::exchange(o.n_, 0)) {}
   StageMemory& operator=(StageMemory&& o) noexcept {
     if (this != &o) {
       release();
+      map_ = std::exchange(o.map_, nullptr), map_n_ = std::exchange(o.map_n_, 0);
       p_ = std::exchange(o.p_, nullptr), n_ = std::exchange(o.n_, 0);
     }
     return *this;
@@ -975,9 +1072,11 @@ class StageMemory {
 
  private:
   void release() {
-    if (p_) munmap(p_, n_);
-    p_ = nullptr, n_ = 0;
+    if (map_) munmap(map_, map_n_);
+    map_ = nullptr, map_n_ = 0, p_ = nullptr, n_ = 0;
   }
+  void* map_ = nullptr;  // the mapping (p_: its first 2 MiB boundary with huge pages)
+  std::size_t map_n_ = 0;
   double* p_ = nullptr;
   std::size_t n_ = 0;
 };
@@ -1085,26 +1184,55 @@ CDE_SIMD_CLONES void explicit_adjoint_row(int ns, const double* __restrict sA, c
   cvsum[0] = s0, cvsum[1] = s1, cvsum[2] = s2, cvsum[3] = s3;
 }
 
-// The transposed s solve of every row, in place on g (the adjoint of x on entry, of the right-hand
-// side on return), four lines side by side; the entries' adjoints of A1 (from cs of the
+// A1's entries' adjoints of four lines at once (solve_s_adjoint_rows, none a Dirichlet row): per
+// node, line 0's terms then line 1's ... added into the six arrays, the order (and so the bits) of
+// four one-line passes, with one pass over them instead of four.
+CDE_SIMD_CLONES void accumulate_s4(int ns, double thdt, const double* __restrict DSr, const double* __restrict g0,
+                                   const double* __restrict g1, const double* __restrict g2,
+                                   const double* __restrict g3, const double* __restrict x0,
+                                   const double* __restrict x1, const double* __restrict x2,
+                                   const double* __restrict x3, const double* v, double* __restrict bP0,
+                                   double* __restrict bP1, double* __restrict bP2, double* __restrict bQ0,
+                                   double* __restrict bQ1, double* __restrict bQ2) {
+  const double v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+  for (int i = 0; i < ns; ++i) {
+    // Dirichlet nodes (ds > 0): th dt g times 0 (+-0) where the one-line passes take +0; either
+    // adds a zero to sums that are never -0, so the same bits (g finite). A product, not a select
+    // of th dt g: GCC does not if-convert a select whose arm may trap (-ftrapping-math).
+    const double mk = DSr[i] > 0 ? 0.0 : 1.0;
+    const double t0 = thdt * g0[i] * mk, t1 = thdt * g1[i] * mk, t2 = thdt * g2[i] * mk, t3 = thdt * g3[i] * mk;
+    const double a0 = t0 * x0[i - 1], a1 = t1 * x1[i - 1], a2 = t2 * x2[i - 1], a3 = t3 * x3[i - 1];
+    const double b0 = t0 * x0[i], b1 = t1 * x1[i], b2 = t2 * x2[i], b3 = t3 * x3[i];
+    const double c0 = t0 * x0[i + 1], c1 = t1 * x1[i + 1], c2 = t2 * x2[i + 1], c3 = t3 * x3[i + 1];
+    bP0[i] = (((bP0[i] + v0 * a0) + v1 * a1) + v2 * a2) + v3 * a3;
+    bP1[i] = (((bP1[i] + v0 * b0) + v1 * b1) + v2 * b2) + v3 * b3;
+    bP2[i] = (((bP2[i] + v0 * c0) + v1 * c1) + v2 * c2) + v3 * c3;
+    bQ0[i] = (((bQ0[i] + a0) + a1) + a2) + a3;
+    bQ1[i] = (((bQ1[i] + b0) + b1) + b2) + b3;
+    bQ2[i] = (((bQ2[i] + c0) + c1) + c2) + c3;
+  }
+}
+
+// The transposed s solve of every row, from gin (the adjoint of x) into g (that of the right-hand
+// side; gin may be g: in place), four lines side by side; the entries' adjoints of A1 (from cs of the
 // factorization, x its solution, rows with zero ghost columns) into cb (SoA). The factors' am and
 // u are rebuilt from m and A1's entries (as subst4: the products cde_factor_s stores, the same
 // bits), which saves two of the sweeps' memory streams.
-template <class MRow, class XRow, class GRow, class CvRow>
+template <class MRow, class XRow, class GRow, class CvRow, class GinRow>
 CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const double* sB, double* cb, MRow mrow,
-                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf) {
+                                          XRow xrow, GRow grow, CvRow cvrow, double* tgbuf, GinRow ginrow) {
   const double* DSr = sB + DS * ns;
   const double *P0r = sB + P0 * ns, *Q0r = sB + Q0 * ns, *P2r = sB + (P0 + 2) * ns, *Q2r = sB + (Q0 + 2) * ns;
   double *bP0 = cb + P0 * ns, *bP1 = cb + (P0 + 1) * ns, *bP2 = cb + (P0 + 2) * ns;
   double *bQ0 = cb + Q0 * ns, *bQ1 = cb + (Q0 + 1) * ns, *bQ2 = cb + (Q0 + 2) * ns;
   for (int j = 0; j < nv; j += 4) {
     const int L = std::min(4, nv - j);
-    const double *m[4], *xs[4];
+    const double *m[4], *xs[4], *gin[4];
     double* g[4];
     double v[4], dv[4];
     for (int q = 0; q < 4; ++q) {
       const int r = j + std::min(q, L - 1);
-      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r);
+      m[q] = mrow(r), xs[q] = xrow(r), g[q] = grow(r), gin[q] = ginrow(r);
       v[q] = cvrow(r)[VV], dv[q] = cvrow(r)[DV];
     }
     const double t = thdt;
@@ -1116,7 +1244,12 @@ CDE_SIMD_CLONES void solve_s_adjoint_rows(int ns, int nv, double thdt, const dou
       const double c = DSr[i] + dv[q] > 0 ? 0.0 : -t * (v[q] * P2r[i] + Q2r[i]);
       return c * m[q][i];
     };
-    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {});
+    transposed_sweep4(ns, m, amf, uf, g, [](int, const double*) {}, gin);
+    if (L == 4 && dv[0] <= 0 && dv[1] <= 0 && dv[2] <= 0 && dv[3] <= 0) {
+      accumulate_s4(ns, thdt, DSr, g[0], g[1], g[2], g[3], xs[0], xs[1], xs[2], xs[3], v, bP0, bP1, bP2, bQ0, bQ1,
+                    bQ2);
+      continue;
+    }
     for (int q = 0; q < L; ++q) {  // each line once: -th dt times (abar, bbar, cbar) into P, Q
       if (dv[q] > 0) continue;       // a Dirichlet row (identity)
       const double* x = xs[q];       // (x's ghost columns are zero: abar at i = 0, cbar at ns - 1 vanish)
@@ -1195,17 +1328,19 @@ void hv_forward(const StepArgs& A, URow urow, const double* sA, const double* sB
 }
 
 // cde_hv_step's primal: U <- step(U). Two: cs at the step's start and end are distinct dats.
-// keep (may be null): the stages are written there (the work arrays swapped in) and U's new value
-// copied, for the adjoint.
+// keep (may be null): the stages are written there (the work arrays swapped in), for the
+// adjoint; out (may be null; the last step's): U's new value copied there as step n's output.
 struct HvStep {
   StepArgs A;
   StepStages* keep = nullptr;
+  StepOutput* out = nullptr;
+  int n = 0;
   void run(const CD& csA, const CD& csB, const CD& cv, const CD& f1m, const CD& f2m, const DD& u, bool two) const {
     StepWork& w = step_work(A.ns, A.nv);
     const double* sB = cs_soa(csB, A.ns, w.soaB);
     const double* sA = two ? cs_soa(csA, A.ns, w.soaA) : sB;
     const CD uc = u;
-    if (keep && (keep->damp != A.damp || !keep->un.base))
+    if (keep && (keep->damp != A.damp || !keep->y1.base))
       throw Error("cde_hv_step: a stage slot of another step kind");
     struct Swap {  // keep's grids as the work arrays while in scope (swapped back on any exit)
       StepWork& w;
@@ -1218,16 +1353,15 @@ struct HvStep {
       }
       ~Swap() { swap(); }
     };
-    if (keep) keep->held = false;
+    if (keep) keep->held = false, keep->used = false;
     {
       const Swap sw{w, keep, !A.damp};
       sw.swap();
       hv_forward(A, [&](int j) { return row_ptr(uc, j); }, sA, sB, cv, f1m, f2m, row_ptr(csB, 0), stride0(csB), w,
                  [&](int j) { return row_ptr(u, j); });
     }
-    if (!keep) return;
-    for (int j = 0; j < A.nv; ++j) std::copy_n(row_ptr(uc, j), A.ns, keep->un.row(j));
-    keep->held = true;
+    if (out) out->copy_from(uc, A.ns, A.nv, n);
+    if (keep) keep->held = true;
   }
   void operator()(const ExternalContext&, DD u, CD cs, CD cv, CD f1m, CD f2m, CD, CD) const {
     run(cs, cs, cv, f1m, f2m, u, false);
@@ -1246,10 +1380,13 @@ void add_cs_adjoint(const double* cb, const DD& csb, int ns) {
 }
 // cde_hv_step's adjoint (U: the step's input, restored by the tape; ub: U's adjoint after the
 // step on entry, before it on return). The stages from keep when its primal left them there
-// (then released), else recomputed from U.
+// (then released) and out holds U after this step n, else recomputed from U; out (may be null)
+// then receives U (before the step) as step n - 1's output.
 struct HvStepAdjoint {
   StepArgs A;
   StepStages* keep = nullptr;
+  StepOutput* out = nullptr;
+  int n = 0;
   void run(const CD& csA, const DD& csA_b, const CD& csB, const DD& csB_b, const CD& cv, const DD& cv_b,
            const CD& f1m, const CD& f2m, const CD& f2a, const CD& f2u, const CD& u,
            const DD& ub, bool two) const {
@@ -1267,33 +1404,45 @@ struct HvStepAdjoint {
     auto cvrow = [&](int j) { return row_ptr(cv, j); };
     auto cvbrow = [&](int j) { return row_ptr(cv_b, j); };
     auto rows = [](const CD& e) { return [&e](int j) { return row_ptr(e, j); }; };
-    const bool kept = keep && keep->held;
+    const bool kept = keep && keep->held && out && out->step == n;
     Grid &y1 = kept ? keep->y1 : w.y1, &y2 = kept ? keep->y2 : w.y2, &y1c = kept ? keep->y1c : w.y1c,
-         &un = kept ? keep->un : w.un;
+         &un = kept ? out->u : w.un;
     if (!kept) hv_forward(A, urow, sA, sB, cv, f1m, f2m, c0, sc, w, w.un.rows());
-    // a1 <- the adjoint of U after the step (interior)
-    for (int j = 0; j < nv; ++j) std::copy_n(row_ptr(ub, j), ns, w.a1.row(j));
+    // The last v solve's adjoint takes ub's rows (the adjoint of U after the step) in place; the
+    // predictor's transposed stencils then set them to the adjoint of U before the step (ub_out).
+    auto ubrow = [&](int j) { return row_ptr(ub, j); };
     const SolveVArgs va{A.e_new, A.thdt, ns, nv};
     const bool has_cvb = cv_b.valid();
-    auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, Grid& out) {
+    // The adjoint of U before the step goes straight into ub's interior rows (columns 0 .. ns - 1,
+    // those the transposed stencils write; its ghost rows -1, nv, nv + 1 into a1's): no copy.
+    auto ub_out = [&](int j) { return j >= 0 && j < nv ? row_ptr(ub, j) : w.a1.row(j); };
+    auto ub_zero = [&](int j) {
+      if (j >= 0 && j < nv) std::fill_n(row_ptr(ub, j), ns, 0.0);
+      else w.a1.zero_row(j);
+    };
+    // out (rows out_row(j), zeroed by out_zero(j)): set (not added to); each row zeroed just
+    // before the stencil first reaches it (row j + 2 at row j: in cache, and the sums' order
+    // unchanged).
+    auto explicit_adjoint = [&](bool pred, auto in_row, Grid& r1b, Grid* hb, Grid& gb, auto out_row, auto out_zero) {
+      out_zero(-1), out_zero(0), out_zero(1);
       for (int j = 0; j < nv; ++j) {
+        out_zero(j + 2);
+        double *om = out_row(j - 1), *o0 = out_row(j), *op = out_row(j + 1), *op2 = out_row(j + 2);
         double* cvs = w.cvsum.data();
         double* hbr = hb ? hb->row(j) : w.zeros.data();
         if (pred) {
           if (two)
             explicit_adjoint_row<true, false>(ns, sA, sB, cbA, w.cbB.data(), cvrow(j), in_row(j - 1), in_row(j),
-                                              in_row(j + 1), in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1),
-                                              out.row(j), out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old,
+                                              in_row(j + 1), in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0,
+                                              op, op2, A.dt, A.thdt, A.e_old,
                                               A.e_new, w.tmp.data(), cvs);
           else
             explicit_adjoint_row<true, true>(ns, sA, sB, cbA, cbA, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
-                                             in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
-                                             out.row(j + 1), out.row(j + 2), A.dt, A.thdt, A.e_old, A.e_new,
+                                             in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0, op, op2, A.dt, A.thdt, A.e_old, A.e_new,
                                              w.tmp.data(), cvs);
         } else {
           explicit_adjoint_row<false, true>(ns, sB, sB, cbB, cbB, cvrow(j), in_row(j - 1), in_row(j), in_row(j + 1),
-                                            in_row(j + 2), r1b.row(j), hbr, gb.row(j), out.row(j - 1), out.row(j),
-                                            out.row(j + 1), out.row(j + 2), 0.5 * A.dt, A.thdt, A.e_old, A.e_new,
+                                            in_row(j + 2), r1b.row(j), hbr, gb.row(j), om, o0, op, op2, 0.5 * A.dt, A.thdt, A.e_old, A.e_new,
                                             w.tmp.data(), cvs);
         }
         if (has_cvb) {
@@ -1302,32 +1451,33 @@ struct HvStepAdjoint {
         }
       }
     };
-    // The v solve into U (x = un): its right-hand side's adjoint into a3 (Y) and a2 (G).
-    w.a2.zero(), w.a3.zero();
+    // The v solve into U (x = un): its right-hand side's adjoint (that of Y and of G: R = Y + G) set
+    // into a2, rows 0 .. nv - 1 (the ghosts, never written, stay zero); the s solve's adjoint reads
+    // it there (Y's) and writes R1's into a3, so a2 stays G's. The v solves' x-adjoint rows (ub's,
+    // a4's) are left as scratch: ub_out and a4_zero set them before they are read again.
     if (A.damp) {
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
-                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a4.zero();
-      explicit_adjoint(true, urow, w.a3, nullptr, w.a2, w.a4);
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
+                           w.a3.rows(), false, w.a2.rows(), true, true, false);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
+      explicit_adjoint(true, urow, w.a3, nullptr, w.a2, ub_out, ub_zero);
     } else {
+      auto a4_zero = [&](int j) { w.a4.zero_row(j); };
       // second half: v solve (x = un), s solve (x = y1c), corrector (seeds a3: R1, a2: G)
-      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(),
-                           w.a1.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a4.zero();  // the adjoint of Y2; h receives H's
-      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4);
-      // first half: v solve (x = y2): seeds into a3 (Y1) and a2 (G); s solve (x = y1); predictor
-      w.a2.zero(), w.a3.zero();
+      solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), un.rows(), ubrow,
+                           w.a3.rows(), false, w.a2.rows(), true, true, false);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1c.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
+      explicit_adjoint(false, y2.rows(), w.a3, &w.h, w.a2, w.a4.rows(), a4_zero);  // a4: Y2's adjoint; h: H's
+      // first half: v solve (x = y2): seeds into a2 (Y1's and G's); s solve (x = y1) into a3; predictor
       solve_v_adjoint_core(va, c0, sc, cvrow, cvbrow, has_cvb, rows(f2m), rows(f2a), rows(f2u), y2.rows(),
-                           w.a4.rows(), w.a3.rows(), true, w.a2.rows(), true);
-      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns);
-      w.a1.zero();
-      explicit_adjoint(true, urow, w.a3, &w.h, w.a2, w.a1);
-      std::swap(w.a1, w.a4);  // the adjoint of U before the step in a4
+                           w.a4.rows(), w.a3.rows(), false, w.a2.rows(), true, true, false);
+      solve_s_adjoint_rows(ns, nv, A.thdt, sB, cbB, rows(f1m), y1.rows(), w.a3.rows(), cvrow, w.zeros.data() + ns,
+                           w.a2.rows());
+      explicit_adjoint(true, urow, w.a3, &w.h, w.a2, ub_out, ub_zero);
     }
-    for (int j = 0; j < nv; ++j) std::copy_n(w.a4.row(j), ns, row_ptr(ub, j));
-    if (kept) keep->held = false;
+    if (keep) keep->held = false, keep->used = kept;
+    if (out) out->copy_from(u, ns, nv, n - 1);
     add_cs_adjoint(cbA, csA_b, ns);
     if (two) add_cs_adjoint(w.cbB.data(), csB_b, ns);
   }
@@ -1437,6 +1587,7 @@ struct CdeSolver::Impl {
   mesh::Block block;
   Dat<double> sgrid, vgrid, lev, csA, csB, cv;
   Dat<double> U, R1, R2, G, H;
+  Dat<double> vcarry;  // primal cde_solve_v_fwd: x's last row so far (one row of s, scratch)
   // Thomas factors (m, am, u) of I - th dt A1 (fs) and I - th dt A2 (fv); with damping steps,
   // those of theta = 1 (fsd, fvd). Built before the first step mark (fs per step when the
   // leverage depends on t), so that no step writes data a later step reads. Primal mode keeps m
@@ -1452,8 +1603,9 @@ struct CdeSolver::Impl {
   // already mapped; the ghosts, never written, still zero) and goes with a run that keeps none.
   std::vector<StepStages> stages;
   StageMemory stage_mem;     // their memory
+  StepOutput step_out;       // U after a step, for the kept steps' adjoints (StepOutput)
   bool keep_stages = false;  // set by greeks() / adjoint_from() around the taped run
-  void drop_stages() { stages = {}, stage_mem = StageMemory(); }
+  void drop_stages() { stages = {}, stage_mem = StageMemory(), step_out = StepOutput(); }
 
   static Halo state_halo() { return Halo({1, 1, 0}, {1, 2, 0}); }
 
@@ -1467,7 +1619,7 @@ struct CdeSolver::Impl {
         cv(block, "cde_cv", Halo({0, 0, 0}, {0, 1, 0}), opts(NCV, {1}, adj)),
         U(block, "cde_u", state_halo(), full(adj)), R1(block, "cde_r1", state_halo(), full(adj)),
         R2(block, "cde_r2", state_halo(), full(adj)), G(block, "cde_g", state_halo(), full(adj)),
-        H(block, "cde_h", Halo{}, full(adj)), 
+        H(block, "cde_h", Halo{}, full(adj)), vcarry(block, "cde_vcarry", Halo{}, opts(1, {0}, false)),
         kappa(block, "kappa", c.p.kappa), theta(block, "theta", c.p.theta),
         sigma(block, "sigma", c.p.sigma), rho(block, "rho", c.p.rho), rd(block, "rd", c.p.rd) {
     auto mk = [&](Factors& f, const std::string& n) {
@@ -1590,10 +1742,15 @@ struct CdeSolver::Impl {
   // The mid stage from Y = R1 and G, and x = (I - th dt A2)^{-1} R2 (cde_solve_v above).
   void solve_v(Factors& f, double thdt, double e_new, Dat<double>& x) {
     ExternalOptions o;
-    if (!f.a) {  // primal mode
-      execute_external("cde_solve_v", o, SolveVM{{e_new, thdt, ns, nv}}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
+    if (!f.a) {  // primal mode: the forward sweep per tile (chained by vcarry), the back one whole
+      const SolveVArgs va{e_new, thdt, ns, nv};
+      ExternalOptions pt;
+      pt.per_tile = true;
+      execute_external("cde_solve_v_fwd", pt, SolveVFwd{va}, NoAdjoint{}, mesh::arg_dat(R1, mesh::READ),
                        mesh::arg_dat(G, mesh::READ), mesh::arg_dat(csB, mesh::READ), mesh::arg_dat(cv, mesh::READ),
-                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::WRITE));
+                       mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(vcarry, mesh::RW), mesh::arg_dat(x, mesh::WRITE));
+      execute_external("cde_solve_v_bwd", o, SolveVBwd{va}, NoAdjoint{}, mesh::arg_dat(csB, mesh::READ),
+                       mesh::arg_dat(cv, mesh::READ), mesh::arg_dat(*f.m, mesh::READ), mesh::arg_dat(x, mesh::RW));
       return;
     }
     o.adjoint_reads = 0b1111100u;  // cs, cv, the factors (not R1, G: linear)
@@ -1633,6 +1790,7 @@ struct CdeSolver::Impl {
       factor_v(dt, fvd);
     }
     stages.clear();
+    step_out.step = -1;
     if (!(marks && keep_stages && !cfg.recorded_adjoint)) {
       drop_stages();
     } else {
@@ -1691,12 +1849,15 @@ struct CdeSolver::Impl {
         o.adjoint_gets_inputs = true;
         const StepArgs sa{dt, thdt, e_old, e_new, ns, nv, damp};
         StepStages* kp = n <= static_cast<int>(stages.size()) ? &stages[n - 1] : nullptr;
+        StepOutput* so = stages.empty() ? nullptr : &step_out;  // the U hand-over (kept stages only)
+        const HvStep fw{sa, kp, n == total ? so : nullptr, n};
+        const HvStepAdjoint bw{sa, kp, so, n};
         auto rd_ = [](Dat<double>& d) { return mesh::arg_dat(d, mesh::READ); };
         if (varying)
-          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, fw, bw, mesh::arg_dat(U, mesh::RW),
                                      rd_(csA), rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         else
-          execute_external_recompute("cde_hv_step", o, HvStep{sa, kp}, HvStepAdjoint{sa, kp}, mesh::arg_dat(U, mesh::RW),
+          execute_external_recompute("cde_hv_step", o, fw, bw, mesh::arg_dat(U, mesh::RW),
                                      rd_(csB), rd_(cv), rd_(*F1.m), rd_(*F2.m), rd_(*F2.a), rd_(*F2.u));
         if (marks) tape->step();
         continue;
@@ -1779,6 +1940,7 @@ struct CdeSolver::Impl {
         }
     }
     gr.reverse_s = seconds_since(t0);
+    for (const StepStages& k : stages) gr.kept_used += k.used;
     gr.steps = tape.steps();
     gr.recomputed_steps = tape.recomputed_steps();
     gr.peak_bytes = tape.peak_bytes();

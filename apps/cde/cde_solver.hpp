@@ -72,8 +72,9 @@ struct CdeConfig {
   // adjoint (cde_hv_step); true the recorded stage loops and solves, each with its own adjoint
   // (the loop-level reference: the same primal bits, Greeks equal up to round-off).
   bool recorded_adjoint = false;
-  // cde_hv_step with a save-all tape: the forward keeps each step's stages (four full-grid arrays
-  // of (ns + 2)(nv + 3) doubles, two for a damping step) for the reverse sweep, which then does
+  // cde_hv_step with a save-all tape: the forward keeps each step's stages (three full-grid arrays
+  // of (ns + 2)(nv + 3) doubles, one for a damping step; U after each step is the next step's
+  // input, handed from one step's adjoint to the next) for the reverse sweep, which then does
   // not recompute them, for as many steps (from the first) as fit in stage_bytes; the other steps,
   // and every step under checkpointing (Revolve, online), recompute them. 0: always recompute.
   // Either way the same arithmetic, so the same Greeks bit for bit.
@@ -90,6 +91,7 @@ struct Greeks {
   std::size_t peak_bytes = 0, snapshots = 0;  // tape peak (checkpoints, pools, snapshots); snapshots held
   std::int64_t kept_steps = 0;  // steps whose stages the forward kept (CdeConfig::stage_bytes)
   std::size_t kept_bytes = 0;   // their size
+  std::int64_t kept_used = 0;   // of those, steps whose adjoint used them (the others recomputed)
 };
 
 // Checks a leverage table (Error naming what is wrong).

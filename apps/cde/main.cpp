@@ -19,7 +19,7 @@
 // snapshots; all (the default): save-all. --stage-memory MIB (save-all only; default 2048, 0:
 // none): the forward keeps the steps' stages for the reverse sweep, which then does not
 // recompute them, for the first steps that fit in MIB (CdeConfig::stage_bytes; the same Greeks
-// bit for bit); kept_steps and kept_bytes report them.
+// bit for bit); kept_steps and kept_bytes report them, kept_used the steps whose adjoint took them.
 // Exit: 0 ok, 1 a non-finite price, 2 bad arguments or input.
 #include <chrono>
 #include <algorithm>
@@ -152,9 +152,9 @@ int main(int argc, char** argv) {
     // the save-all tape (about nine saved arrays per step).
     double need = 12.5 * 8.0 * cfg.ns * static_cast<double>(cfg.nv);
     if (adjoint) need *= 3.2 + (checkpoints == 0 ? 0.75 * (cfg.steps + cfg.damping) : checkpoints * 0.1);
-    if (adjoint && checkpoints == 0)  // the kept stages (four arrays a step, at most stage_bytes)
+    if (adjoint && checkpoints == 0)  // the kept stages (three arrays an HV step, at most stage_bytes)
       need += std::min(static_cast<double>(cfg.stage_bytes),
-                       4.0 * 8.0 * (cfg.ns + 2.0) * (cfg.nv + 3.0) * (cfg.steps + cfg.damping));
+                       3.0 * 8.0 * (cfg.ns + 2.0) * (cfg.nv + 3.0) * (cfg.steps + cfg.damping));
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
     if (have > 0 && need > 0.8 * have)
       return bad("--ns " + std::to_string(cfg.ns) + " x --nv " + std::to_string(cfg.nv) + " needs about " +
@@ -248,6 +248,7 @@ int main(int argc, char** argv) {
         j.field("recomputed_steps", static_cast<long long>(gr.recomputed_steps));
         j.field("peak_bytes", static_cast<long long>(gr.peak_bytes));
         j.field("kept_steps", static_cast<long long>(gr.kept_steps)).field("kept_bytes", static_cast<long long>(gr.kept_bytes));
+        j.field("kept_used", static_cast<long long>(gr.kept_used));
         j.field("forward_tape_s", gr.forward_s).field("reverse_s", gr.reverse_s).field("adjoint_factor", factor);
       }
       std::printf("%s\n", j.str().c_str());
@@ -272,9 +273,10 @@ int main(int argc, char** argv) {
         if (!gr.leverage.empty())
           std::printf("greeks: leverage: %zu nodes, sum = %.17g, max |d price / d L| = %.17g\n", gr.leverage.size(),
                       lev_sum, lev_max);
-        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu  kept_steps = %lld  kept_bytes = %zu\n",
+        std::printf("checkpointing = %s  recomputed_steps = %lld  peak_bytes = %zu  kept_steps = %lld  kept_bytes = %zu  "
+                    "kept_used = %lld\n",
                     ck_desc.c_str(), static_cast<long long>(gr.recomputed_steps), gr.peak_bytes,
-                    static_cast<long long>(gr.kept_steps), gr.kept_bytes);
+                    static_cast<long long>(gr.kept_steps), gr.kept_bytes, static_cast<long long>(gr.kept_used));
         std::printf("forward_tape_s = %.6g  reverse_s = %.6g  adjoint_factor = %.3g\n", gr.forward_s, gr.reverse_s,
                     factor);
       }

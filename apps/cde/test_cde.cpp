@@ -277,7 +277,8 @@ TEST(CdeGreeks, RevolveBitwiseSaveAll) {
 
 // The stages kept by the forward (CdeConfig::stage_bytes) against recomputed ones: the same
 // kernels on the same inputs, so the same Greeks bit for bit; all steps kept (default), none (0),
-// the first few (a budget between), none under Revolve; one solver's repeated taped runs. HV with
+// the first few (a budget between), none under Revolve; one solver's repeated taped runs; every
+// kept step's adjoint takes its stages (U after the step handed over from the next one). HV with
 // damping steps, with and without a t-dependent leverage.
 TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
   for (auto lev : {std::shared_ptr<Leverage>{}, skew()}) {
@@ -287,13 +288,15 @@ TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
     ASSERT_GE(c.damping, 1);
     const Greeks all = greeks(c);
     EXPECT_EQ(all.kept_steps, total);
-    EXPECT_EQ(all.kept_bytes, grid * (2 * c.damping + 4 * c.steps));
+    EXPECT_EQ(all.kept_bytes, grid * (c.damping + 3 * c.steps));
+    EXPECT_EQ(all.kept_used, total);  // every step's adjoint took its stages (U handed over)
     c.stage_bytes = 0;
     const Greeks none = greeks(c);
     EXPECT_EQ(none.kept_steps, 0);
-    c.stage_bytes = grid * (2 * c.damping + 4 * 3) + grid;  // the damping steps and three HV steps
+    c.stage_bytes = grid * (c.damping + 3 * 3) + grid;  // the damping steps and three HV steps
     const Greeks some = greeks(c);
     EXPECT_EQ(some.kept_steps, c.damping + 3);
+    EXPECT_EQ(some.kept_used, c.damping + 3);
     c.stage_bytes = std::size_t{2} << 30;
     const Greeks rev = greeks(c, Checkpointing::revolve(total, 3));
     EXPECT_EQ(rev.kept_steps, 0);
@@ -306,6 +309,7 @@ TEST(CdeGreeks, KeptStagesBitwiseRecomputed) {
     const Greeks again1 = solver.greeks(), again2 = solver.greeks(),
                  again3 = solver.greeks(Checkpointing::revolve(total, 3));
     EXPECT_EQ(again2.kept_steps, total);
+    EXPECT_EQ(again2.kept_used, total);
     EXPECT_EQ(again3.kept_steps, 0);
     for (const Greeks* g : {&none, &some, &rev, &again1, &again2, &again3}) {
       for (auto f : {&Greeks::price, &Greeks::delta, &Greeks::gamma, &Greeks::v0, &Greeks::vega, &Greeks::kappa,
