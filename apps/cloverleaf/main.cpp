@@ -9,8 +9,10 @@
 // table at step 0, every summary_frequency steps and at the end, and for test_problem
 // 1-5 CloverLeaf's check |100 KE/KE_ref - 100| < 0.001 with PASSED / FAILED.
 // Tiling (row tiles along y, each of >= 2 rows): --tiles T; else the deck's tiles_per_chunk
-// when > 1, per rank as CloverLeaf's chunks (tiles_per_chunk x ranks); else the mesh's
-// default (2 per worker, per rank under StarPU-MPI).
+// when > 1, per rank as CloverLeaf's chunks (tiles_per_chunk x ranks); else, in one process,
+// one tile per worker (the executor's concurrency: CloverLeaf's many short, uniform loops make
+// the task count, not load balance, the cost), and under StarPU-MPI the mesh's default (2 per
+// worker per rank).
 // --end-step N: stop after N steps (the check is then skipped unless N is the deck's).
 // --json: one JSON object on stdout instead (steps, time, wall_s, dt_history,
 // dt_control, summary {volume, mass, density, pressure, ie, ke, te}, test_problem,
@@ -41,6 +43,7 @@
 // progress once; stderr also gets a line with the ranks and their tiles (and a warning when
 // y_cells leaves a rank without rows). An error on a run of several ranks ends the whole
 // job (exit 2) rather than leave the other ranks waiting.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -79,8 +82,9 @@ void usage(FILE* f) {
                "summary table and, for test_problem 1-5, CloverLeaf's PASSED/FAILED check.\n"
                "--json: one JSON object on stdout. --end-step N: stop after N steps. --vtk FILE: final\n"
                "fields as legacy VTK. --tiles: row tiles (default: the deck's tiles_per_chunk per MPI\n"
-               "rank when > 1, else 2 per worker per rank; at most y_cells / 2). Under mpirun only\n"
-               "rank 0 prints. Exit 0 ok, 1 check failed or small timestep, 2 bad arguments or deck.\n"
+               "rank when > 1, else one per worker; under mpirun 2 per worker per rank; at most\n"
+               "y_cells / 2). Under mpirun only rank 0 prints. Exit 0 ok, 1 check failed or small\n"
+               "timestep, 2 bad arguments or deck.\n"
                "--adjoint [--objective ke|ie|pressure|mass-weighted-energy] [--checkpoints N|all]\n"
                "  [--passive-dt] [--adjoint-vtk FILE] [--taylor] [--fd-check H] [--dot-test]: the gradient of the final\n"
                "  objective in the initial fields and per deck state (Revolve with N snapshots, default\n"
@@ -276,6 +280,7 @@ int main(int argc, char** argv) {
     auto ex = make_executor(executor);
     const int ranks = rt ? rt->size() : 1;
     if (tiles == 0 && deck.tiles_per_chunk > 1) tiles = deck.tiles_per_chunk * ranks;
+    if (tiles == 0 && ranks == 1) tiles = std::max(1, ex->concurrency());  // one tile per worker
     cloverleaf::Clover clover(*ex, deck, tiles);  // 0: the mesh's default; at most y_cells / 2
     if (ranks > 1 && !quiet) {
       std::vector<int> per_rank(ranks, 0);
