@@ -105,12 +105,22 @@ Clover::DatD& Clover::make(const std::string& name, Shape s, bool mirror, bool g
   o.size = {nx_ + ex, ny_ + ey};
   dats_.push_back(std::make_unique<DatD>(*block_, name, Halo{2}, o));
   DatD* d = dats_.back().get();
-  DatD* m = nullptr;
+  Meta meta{s, nullptr, nullptr, nullptr};
   if (mirror) {
-    dats_.push_back(std::make_unique<DatD>(*block_, name + "_mirror", Halo{2}, o));
-    m = dats_.back().get();
+    auto add = [&](const std::string& n, const DatOptions& mo) {
+      dats_.push_back(std::make_unique<DatD>(*block_, n, Halo{2}, mo));
+      return dats_.back().get();
+    };
+    meta.mirror_y = add(name + "_mirror", o);
+    // The x sides' halo columns [-2, 0) and [N, N + 2): two columns each, all rows.
+    DatOptions ox = o;
+    ox.size = {2, o.size[1]};
+    ox.base = {-2, 0};
+    meta.mirror_xlo = add(name + "_mirror_xlo", ox);
+    ox.base = {o.size[0], 0};
+    meta.mirror_xhi = add(name + "_mirror_xhi", ox);
   }
-  meta_.push_back({d, Meta{s, m}});
+  meta_.push_back({d, meta});
   return *d;
 }
 
@@ -174,10 +184,13 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
   const int Ny = ny_ + (s == Shape::Node || s == Shape::YFace ? 1 : 0);
   const int lo2c = s == Shape::Cell ? -1 : 0;
   auto hi2c = [&](int N) { return s == Shape::Cell ? 2 * N - 1 : 2 * N - 2; };
-  std::vector<DatD*> f, m;
+  std::vector<DatD*> f, my, mxlo, mxhi;
   for (const auto& h : group) {
     f.push_back(h.f);
-    m.push_back(std::find_if(meta_.begin(), meta_.end(), [&](const auto& p) { return p.first == h.f; })->second.mirror);
+    const Meta& mt = std::find_if(meta_.begin(), meta_.end(), [&](const auto& p) { return p.first == h.f; })->second;
+    my.push_back(mt.mirror_y);
+    mxlo.push_back(mt.mirror_xlo);
+    mxhi.push_back(mt.mirror_xhi);
   }
   struct Side {
     int axis;
@@ -210,10 +223,12 @@ void Clover::reflect(const std::vector<HaloField>& group, int depth) {
     Stencil sl = zero(), sh = zero();
     const k::ReflectSide kl = side_kernel(lo, sl), kh = side_kernel(hi, sh);
     const char* nm = axis == 1 ? "update_halo_y" : "update_halo_x";
-    mirror_loop(std::string(nm) + "_mirror", *block_, side_range(lo), kl, sl, f, m);
-    mirror_loop(std::string(nm) + "_mirror", *block_, side_range(hi), kh, sh, f, m);
-    copy_back(std::string(nm) + "_copy", *block_, side_range(lo), f, m);
-    copy_back(std::string(nm) + "_copy", *block_, side_range(hi), f, m);
+    const std::vector<DatD*>& mlo = axis == 1 ? my : mxlo;
+    const std::vector<DatD*>& mhi = axis == 1 ? my : mxhi;
+    mirror_loop(std::string(nm) + "_mirror", *block_, side_range(lo), kl, sl, f, mlo);
+    mirror_loop(std::string(nm) + "_mirror", *block_, side_range(hi), kh, sh, f, mhi);
+    copy_back(std::string(nm) + "_copy", *block_, side_range(lo), f, mlo);
+    copy_back(std::string(nm) + "_copy", *block_, side_range(hi), f, mhi);
   }
 }
 

@@ -137,9 +137,9 @@ class Clover {
   double dx_, dy_;
   std::unique_ptr<stardiff::mesh::Block> block_;
   std::vector<std::unique_ptr<DatD>> dats_;
-  struct Meta {
-    Shape shape;
-    DatD* mirror;
+  struct Meta {  // reflect()'s scratch: the y sides' mirror (the field's size; only its halo
+    Shape shape;  // rows are written) and the x sides' (2 columns at base -2 and at N)
+    DatD *mirror_y, *mirror_xlo, *mirror_xhi;
   };
   std::vector<std::pair<DatD*, Meta>> meta_;
   DatD *density0_, *density1_, *energy0_, *energy1_, *pressure_, *viscosity_, *soundspeed_;

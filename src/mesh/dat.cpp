@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -16,23 +20,60 @@ namespace stardiff::mesh {
 namespace {
 std::atomic<int> g_next_id{1};
 
-// With huge_pages() (par_loop.hpp), tile buffers of at least half a huge page are rounded up to whole huge pages, start on a
-// huge-page boundary and are advised for transparent huge pages (MADV_HUGEPAGE, advisory:
-// without THP they are plain pages), so streaming loops take one TLB entry per 2 MiB instead
-// of per 4 KiB (at most 2 MiB more per buffer). Smaller buffers are 64-byte aligned. Zeroed
-// here (first touch).
+// Tile buffers. Small ones (< 64 KiB) are 64-byte aligned heap blocks zeroed here. Larger
+// ones are anonymous mappings: zero pages that the kernel fills on first touch, so memory a
+// dat never touches (the interior of a dat only its halo rows are written to) costs nothing
+// and the first loop writing a tile places it. With huge_pages() (par_loop.hpp), buffers of at
+// least half a huge page are rounded up to whole huge pages, start on a huge-page boundary and
+// are advised for transparent huge pages (MADV_HUGEPAGE, advisory: without THP they are plain
+// pages), so streaming loops take one TLB entry per 2 MiB instead of per 4 KiB.
+// release_zeroed() frees either kind. Under AddressSanitizer every buffer is a heap block
+// (its redzones catch a kernel reading or writing past a tile).
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kMapMin = ~std::size_t(0);
+#else
+constexpr std::size_t kMapMin = std::size_t(64) << 10;
+#endif
+std::mutex g_maps_mutex;
+std::unordered_map<void*, std::pair<void*, std::size_t>> g_maps;  // buffer -> (mapping, length)
 void* alloc_zeroed(std::size_t bytes) {
   std::size_t n = ((bytes + 63) / 64) * 64;
   if (n == 0) n = 64;
+  auto oom = [&] { return Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes"); };
+  if (n < kMapMin) {
+    void* p = nullptr;
+    if (posix_memalign(&p, 64, n) != 0 || p == nullptr) throw oom();
+    std::memset(p, 0, n);
+    return p;
+  }
   const bool huge = n >= kHugePage / 2 && huge_pages();
   if (huge) n = (n + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = nullptr;
-  if (posix_memalign(&p, huge ? kHugePage : 64, n) != 0 || p == nullptr)
-    throw Error("stardiff::mesh::Dat: out of memory allocating " + std::to_string(n) + " bytes");
-  if (huge) madvise(p, n, MADV_HUGEPAGE);  // advisory: failure is harmless
-  std::memset(p, 0, n);
+  const std::size_t len = huge ? n + kHugePage : n;
+  void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw oom();
+  void* p = m;
+  if (huge) {
+    const auto a = (reinterpret_cast<std::uintptr_t>(m) + kHugePage - 1) / kHugePage * kHugePage;
+    p = reinterpret_cast<void*>(a);
+    madvise(p, n, MADV_HUGEPAGE);  // advisory: failure is harmless
+  }
+  std::lock_guard<std::mutex> lock(g_maps_mutex);
+  g_maps.emplace(p, std::make_pair(m, len));
   return p;
+}
+void release_zeroed(void* p) {
+  if (!p) return;
+  {
+    std::lock_guard<std::mutex> lock(g_maps_mutex);
+    auto it = g_maps.find(p);
+    if (it != g_maps.end()) {
+      munmap(it->second.first, it->second.second);
+      g_maps.erase(it);
+      return;
+    }
+  }
+  std::free(p);
 }
 }  // namespace
 
@@ -117,12 +158,12 @@ DatBase::~DatBase() {
   notify_destroyed("dat '" + name_ + "'");
   tiles_.clear();  // unregister (waits for tasks) before the memory goes
   adj_tiles_.clear();
-  for (void* p : mem_) std::free(p);
-  for (void* p : adj_mem_) std::free(p);
+  for (void* p : mem_) release_zeroed(p);
+  for (void* p : adj_mem_) release_zeroed(p);
   adj_part_.clear();
-  for (void* p : part_mem_) std::free(p);
+  for (void* p : part_mem_) release_zeroed(p);
   strips_.clear();
-  for (void* p : strip_mem_) std::free(p);
+  for (void* p : strip_mem_) release_zeroed(p);
 }
 
 std::size_t DatBase::tile_rows(int t) const {
